@@ -1,0 +1,3 @@
+from ragreview.cli import cli
+
+cli()

@@ -1,0 +1,21 @@
+"""The ``ragreview`` command: a thin click layer over the library."""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ragreview")
+def cli() -> None:
+    """See and fix the labels behind LLM-judged RAG evaluations.
+
+    PATH is an input file (imported on first use into <stem>.ragreview.db beside it)
+    or a .ragreview.db file.
+    """
+
+
+# Each module registers its commands on ``cli``.
+from . import data, open_cmd, review  # noqa: E402,F401

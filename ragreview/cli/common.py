@@ -1,0 +1,93 @@
+"""What every command shares: resolving PATH to a DB and dataset, errors, progress."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..core.errors import InputError, RagreviewError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def default_reviewer() -> str:
+    return os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
+
+
+def is_database(path: Path) -> bool:
+    if path.name.endswith(".db") and not path.exists():
+        return True
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def default_db(path: Path) -> Path:
+    """``results.jsonl`` -> ``results.ragreview.db`` beside it."""
+    return path.with_name(f"{path.stem}.ragreview.db")
+
+
+@dataclass
+class Target:
+    db_path: Path
+    input_path: Path | None  # None when PATH was a DB
+    dataset: str | None
+
+
+def resolve(path: str, db: str | None = None, dataset: str | None = None) -> Target:
+    p = Path(path)
+    if is_database(p):
+        if not p.exists():
+            raise click.ClickException(f"{p}: no such database")
+        return Target(p, None, dataset)
+    if not p.exists():
+        raise click.ClickException(f"{p}: no such file")
+    return Target(Path(db) if db else default_db(p), p, dataset or p.stem)
+
+
+def progress_enabled() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+@contextmanager
+def progress(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A progress bar on a terminal; silent when output is piped."""
+    if not progress_enabled():
+        yield lambda n: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        console=_stderr_console(),
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn our domain errors into one clean line and exit code 1."""
+    try:
+        yield
+    except (RagreviewError, InputError) as err:
+        raise click.ClickException(str(err)) from None

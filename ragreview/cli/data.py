@@ -1,0 +1,105 @@
+"""``ragreview import`` and ``ragreview export``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .. import formats
+from ..store import open_database
+from ..store import records as store_records
+from ..store import settings as store_settings
+from . import cli
+from .common import progress, resolve, user_errors
+from .options import dataset_option, db_option
+from .session import import_file, open_target, report_errors
+
+
+@cli.command("import")
+@click.argument("path")
+@db_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(formats.names()),
+    help="Input format (default: detected from the content).",
+)
+@dataset_option
+@click.option("--strict", is_flag=True, help="Import nothing if any record is invalid.")
+def import_cmd(
+    path: str, db: str | None, fmt: str | None, dataset: str | None, strict: bool
+) -> None:
+    """Import (or re-import) an evaluation file into its review database."""
+    with user_errors():
+        target = resolve(path, db, dataset)
+        if target.input_path is None:
+            raise click.ClickException(f"{path}: give an input file to import, not a database")
+        database = open_database(target.db_path)
+        assert target.dataset is not None
+        summary, errors = import_file(database, target.input_path, target.dataset, fmt, strict)
+    report_errors(errors)
+    if strict and errors:
+        raise click.ClickException(f"{len(errors)} invalid records; nothing imported (--strict)")
+    stale = f", {summary.stale} now stale" if summary.stale else ""
+    click.echo(
+        f"{target.db_path}: dataset {target.dataset!r}: {summary.inserted} new, "
+        f"{summary.updated} changed{stale}, {summary.unchanged} unchanged",
+        err=True,
+    )
+    if errors:
+        raise click.ClickException(f"{len(errors)} invalid records were skipped")
+
+
+@cli.command("export")
+@click.argument("path")
+@click.option(
+    "--out", "out_path", required=True, metavar="FILE", help="Output file ('-' for stdout)."
+)
+@click.option(
+    "--as",
+    "as_",
+    type=click.Choice(["source", "ragreview", "csv"]),
+    default="source",
+    show_default=True,
+    help="Output format.",
+)
+@click.option("--reviewed-only", is_flag=True, help="Only records marked reviewed.")
+@db_option
+@dataset_option
+def export_cmd(
+    path: str, out_path: str, as_: str, reviewed_only: bool, db: str | None, dataset: str | None
+) -> None:
+    """Write the corrected records out."""
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        fmt = as_
+        if as_ == "source":
+            fmt = next(
+                d["format"]
+                for d in store_records.datasets(opened.db)
+                if d["name"] == opened.dataset
+            )
+        if fmt not in formats.REGISTRY:
+            raise click.ClickException(f"export as {fmt!r} is not supported yet")
+        config = store_settings.get_all(opened.db, opened.dataset)
+        status = "reviewed" if reviewed_only else None
+        total = opened.db.conn.execute(
+            "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
+        ).fetchone()[0]
+        items = store_records.iterate(opened.db, opened.dataset, status=status)
+        out = sys.stdout if out_path == "-" else Path(out_path).open("w", encoding="utf-8")
+        try:
+            with progress(f"exporting {opened.dataset}", total) as advance:
+
+                def counted():
+                    for item in items:
+                        advance(1)
+                        yield item
+
+                count = formats.adapter(fmt).write(counted(), out, config)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    click.echo(f"wrote {count} records to {out_path} as {fmt}", err=True)

@@ -1,0 +1,36 @@
+"""``ragreview open``: import if needed, then the review TUI."""
+
+from __future__ import annotations
+
+import click
+
+from . import cli
+from .common import default_reviewer, user_errors
+from .options import dataset_option, db_option, reviewer_option
+from .session import open_target
+
+
+@cli.command("open")
+@click.argument("path")
+@db_option
+@dataset_option
+@reviewer_option
+@click.option("--blind", is_flag=True, help="Hide the judge's labels until revealed.")
+def open_cmd(
+    path: str, db: str | None, dataset: str | None, reviewer: str | None, blind: bool
+) -> None:
+    """Review PATH in the terminal UI."""
+    with user_errors():
+        opened = open_target(path, db, dataset)
+    try:
+        from ..tui.app import run
+    except ImportError:
+        count = opened.db.conn.execute(
+            "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
+        ).fetchone()[0]
+        click.echo(
+            f"{opened.target.db_path}: dataset {opened.dataset!r} with {count} records "
+            "(the review TUI is not built yet)"
+        )
+        return
+    run(opened.db, opened.dataset, reviewer or default_reviewer(), blind=blind)

@@ -1,0 +1,166 @@
+"""Label changes from the command line: label, mark, undo, redo, log, settings."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..core.labels import parse_value_text
+from ..store import history
+from ..store import records as store_records
+from ..store import settings as store_settings
+from . import cli
+from .common import default_reviewer, user_errors
+from .options import dataset_option, db_option, json_option, reviewer_option
+from .session import open_target
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("record_id")
+@click.argument("name")
+@click.argument("target")
+@click.argument("value")
+@reviewer_option
+@click.option("--reason", metavar="TEXT", help="Why the label changes (kept in the log).")
+@db_option
+@dataset_option
+def label(
+    path: str,
+    record_id: str,
+    name: str,
+    target: str,
+    value: str,
+    reviewer: str | None,
+    reason: str | None,
+    db: str | None,
+    dataset: str | None,
+) -> None:
+    """Override one label: NAME on TARGET ('*' for the record) becomes VALUE.
+
+    VALUE is JSON (true, 0.5, "NS", ["0a","0b"]) or a bare word (NS, UNANSWERABLE);
+    'judge' reverts to the judge's label.
+    """
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        stored = store_records.find(opened.db, record_id, opened.dataset)
+        parsed = None if value == "judge" else parse_value_text(value)
+        event = history.set_label(
+            opened.db,
+            stored.rowid,
+            name,
+            target,
+            parsed,
+            reviewer or default_reviewer(),
+            reason=reason,
+        )
+    shown = "the judge's value" if parsed is None else json.dumps(parsed)
+    click.echo(f"{record_id} {name} {target} = {shown}" + ("" if event else " (unchanged)"))
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("record_id")
+@click.option("--reviewed/--unreviewed", default=None, help="The record's review status.")
+@reviewer_option
+@db_option
+@dataset_option
+def mark(
+    path: str,
+    record_id: str,
+    reviewed: bool | None,
+    reviewer: str | None,
+    db: str | None,
+    dataset: str | None,
+) -> None:
+    """Mark a record reviewed or unreviewed."""
+    if reviewed is None:
+        raise click.UsageError("give --reviewed or --unreviewed")
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        stored = store_records.find(opened.db, record_id, opened.dataset)
+        status = "reviewed" if reviewed else "unreviewed"
+        history.mark(opened.db, stored.rowid, status, reviewer or default_reviewer())
+    click.echo(f"{record_id}: {status}")
+
+
+def _step(path: str, reviewer: str | None, db: str | None, dataset: str | None, kind: str) -> None:
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        step = history.undo if kind == "undo" else history.redo
+        event = step(opened.db, reviewer or default_reviewer())
+    if event is None:
+        raise click.ClickException(f"nothing to {kind}")
+    shown = "the judge's value" if event.new is None else json.dumps(event.new)
+    click.echo(f"{kind}: {event.record} {event.name} {event.target} = {shown}")
+
+
+@cli.command()
+@click.argument("path")
+@reviewer_option
+@db_option
+@dataset_option
+def undo(path: str, reviewer: str | None, db: str | None, dataset: str | None) -> None:
+    """Undo the reviewer's latest label change."""
+    _step(path, reviewer, db, dataset, "undo")
+
+
+@cli.command()
+@click.argument("path")
+@reviewer_option
+@db_option
+@dataset_option
+def redo(path: str, reviewer: str | None, db: str | None, dataset: str | None) -> None:
+    """Redo the reviewer's latest undone change."""
+    _step(path, reviewer, db, dataset, "redo")
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--record", "record_id", metavar="ID", help="Only this record's events.")
+@json_option
+@db_option
+@dataset_option
+def log(
+    path: str, record_id: str | None, as_json: bool, db: str | None, dataset: str | None
+) -> None:
+    """The append-only history of human changes."""
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        rowid = (
+            store_records.find(opened.db, record_id, opened.dataset).rowid if record_id else None
+        )
+        for event in history.iter_events(opened.db, record=rowid):
+            if event.dataset != opened.dataset:
+                continue
+            if as_json:
+                click.echo(json.dumps(event.as_json(), ensure_ascii=False))
+            else:
+                old = "–" if event.old is None else json.dumps(event.old, ensure_ascii=False)
+                new = "–" if event.new is None else json.dumps(event.new, ensure_ascii=False)
+                why = f"  ({event.reason})" if event.reason else ""
+                click.echo(
+                    f"{event.at}  {event.reviewer}  {event.kind:6}  {event.record}  "
+                    f"{event.name} {event.target}: {old} → {new}{why}"
+                )
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("assignments", nargs=-1, metavar="[NAME=VALUE ...]")
+@db_option
+@dataset_option
+def settings(path: str, assignments: tuple[str, ...], db: str | None, dataset: str | None) -> None:
+    """Show or change the dataset's settings (e.g. trace.variant=length longform.k=64)."""
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        for assignment in assignments:
+            name, sep, value = assignment.partition("=")
+            if not sep:
+                raise click.UsageError(f"expected NAME=VALUE, got {assignment!r}")
+            store_settings.put(
+                opened.db, opened.dataset, name.strip(), parse_value_text(value.strip())
+            )
+        for name, value in store_settings.get_all(opened.db, opened.dataset).items():
+            click.echo(f"{name}={json.dumps(value) if not isinstance(value, str) else value}")

@@ -1,0 +1,1 @@
+"""Pure domain: records, keys, label layers, metrics, agreement. Standard library only."""

@@ -1,0 +1,279 @@
+"""The canonical record (SPEC §3) as frozen dataclasses.
+
+A ``Record`` is a parsed, validated view of one canonical JSON object. The object
+itself is kept in ``data`` (without ``labels``) so that unknown fields survive and the
+native export is lossless: we never rebuild JSON from the dataclass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import RecordError
+from .keys import context_key, normalize_key, part_key
+
+Sentence = tuple[str, str]  # (key, text)
+
+
+@dataclass(frozen=True)
+class Turn:
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Document:
+    sentences: tuple[Sentence, ...]
+    id: str | None = None
+    title: str | None = None
+
+    @property
+    def text(self) -> str:
+        return " ".join(text for _, text in self.sentences)
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    text: str
+    sentence: str | None = None  # response sentence key the fact came from
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    task: str | None = None
+    question: str | None = None
+    conversation: tuple[Turn, ...] = ()
+    documents: tuple[Document, ...] = ()
+    response: tuple[Sentence, ...] = ()
+    references: tuple[str, ...] = ()
+    answer_parts: tuple[tuple[str, ...], ...] = ()
+    counterfactual: tuple[str, ...] = ()
+    noise_rate: float | None = None
+    answerability: str | None = None
+    facts: tuple[Fact, ...] = ()
+    statements: tuple[Sentence, ...] = ()
+    reference_statements: tuple[Sentence, ...] = ()
+    scores: Mapping[str, float | None] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # -- derived views used by metrics and validation -------------------------------
+
+    @property
+    def doc_sentences(self) -> tuple[Sentence, ...]:
+        return tuple(s for d in self.documents for s in d.sentences)
+
+    @property
+    def response_text(self) -> str:
+        return " ".join(text for _, text in self.response)
+
+    def targets(self, kind: str) -> tuple[str, ...]:
+        """The keys a label of target kind ``kind`` may name on this record."""
+        if kind == "doc":
+            return tuple(k for k, _ in self.doc_sentences)
+        if kind == "response":
+            return tuple(k for k, _ in self.response)
+        if kind == "record":
+            return ("*",)
+        if kind == "part":
+            return tuple(part_key(i) for i in range(len(self.answer_parts)))
+        if kind == "fact":
+            return tuple(f.key for f in self.facts)
+        if kind == "statement":
+            return tuple(k for k, _ in self.statements)
+        if kind == "reference_statement":
+            return tuple(k for k, _ in self.reference_statements)
+        if kind == "context":
+            return tuple(context_key(i) for i in range(len(self.documents)))
+        raise ValueError(f"unknown target kind {kind!r}")
+
+
+# -- parsing ------------------------------------------------------------------------
+
+KNOWN_FIELDS = frozenset(
+    "id task question conversation documents response references answer_parts "
+    "counterfactual noise_rate answerability facts statements reference_statements "
+    "scores labels source".split()
+)
+
+
+def _str(value: Any, field_name: str, optional: bool = True) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise RecordError(field_name, f"expected a string, got {_kind(value)}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _list(value: Any, field_name: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RecordError(field_name, f"expected a list, got {_kind(value)}")
+    return value
+
+
+def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
+    out = []
+    seen: set[str] = set()
+    for i, item in enumerate(_list(value, field_name)):
+        where = f"{field_name}[{i}]"
+        if not (isinstance(item, list) and len(item) >= 2):
+            raise RecordError(where, f"expected [key, text], got {_kind(item)}")
+        key = _str(item[0], where + "[0]", optional=False)
+        text = _str(item[1], where + "[1]", optional=False)
+        assert key is not None and text is not None
+        if key in seen:
+            raise RecordError(where, f"duplicate key {key!r}")
+        seen.add(key)
+        out.append((key, text))
+    return tuple(out)
+
+
+def _number(value: Any, field_name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RecordError(field_name, f"expected a number, got {_kind(value)}")
+    return float(value)
+
+
+def parse_record(obj: Any) -> Record:
+    """Validate a canonical JSON object and build a ``Record``.
+
+    Raises ``RecordError`` naming the first offending field.
+    """
+    if not isinstance(obj, dict):
+        raise RecordError("", f"expected a JSON object, got {_kind(obj)}")
+    if "id" not in obj or obj["id"] is None:
+        raise RecordError("id", "missing")
+    rid = obj["id"]
+    if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+        raise RecordError("id", f"expected a string or integer, got {_kind(rid)}")
+
+    conversation = []
+    for i, turn in enumerate(_list(obj.get("conversation"), "conversation")):
+        if not isinstance(turn, dict):
+            raise RecordError(f"conversation[{i}]", f"expected an object, got {_kind(turn)}")
+        conversation.append(
+            Turn(
+                _str(turn.get("speaker", ""), f"conversation[{i}].speaker") or "",
+                _str(turn.get("text", ""), f"conversation[{i}].text") or "",
+            )
+        )
+
+    documents = []
+    doc_keys: set[str] = set()
+    for i, doc in enumerate(_list(obj.get("documents"), "documents")):
+        where = f"documents[{i}]"
+        if not isinstance(doc, dict):
+            raise RecordError(where, f"expected an object, got {_kind(doc)}")
+        sentences = _keyed(doc.get("sentences"), where + ".sentences")
+        for key, _ in sentences:
+            if key in doc_keys:
+                raise RecordError(where + ".sentences", f"duplicate key {key!r}")
+            doc_keys.add(key)
+        doc_id = doc.get("id")
+        documents.append(
+            Document(
+                sentences,
+                None if doc_id is None else str(doc_id),
+                _str(doc.get("title"), where + ".title"),
+            )
+        )
+
+    answer_parts = []
+    for i, part in enumerate(_list(obj.get("answer_parts"), "answer_parts")):
+        alts = _list(part, f"answer_parts[{i}]")
+        answer_parts.append(
+            tuple(
+                _str(a, f"answer_parts[{i}][{j}]", optional=False) or "" for j, a in enumerate(alts)
+            )
+        )
+
+    facts = []
+    for i, item in enumerate(_list(obj.get("facts"), "facts")):
+        where = f"facts[{i}]"
+        if not (isinstance(item, list) and len(item) >= 2):
+            raise RecordError(where, f"expected [key, text, sentence_key], got {_kind(item)}")
+        facts.append(
+            Fact(
+                _str(item[0], where + "[0]", optional=False) or "",
+                _str(item[1], where + "[1]", optional=False) or "",
+                _str(item[2], where + "[2]") if len(item) > 2 else None,
+            )
+        )
+    if len({f.key for f in facts}) != len(facts):
+        raise RecordError("facts", "duplicate fact key")
+
+    scores_obj = obj.get("scores") or {}
+    if not isinstance(scores_obj, dict):
+        raise RecordError("scores", f"expected an object, got {_kind(scores_obj)}")
+    scores = {}
+    for name, value in scores_obj.items():
+        number = _number(value, f"scores.{name}")
+        scores[name] = None if number is None or math.isnan(number) else number
+
+    noise_rate = _number(obj.get("noise_rate"), "noise_rate")
+    response = obj.get("response")
+    references = _list(obj.get("references"), "references")
+    data = {k: v for k, v in obj.items() if k != "labels"}
+    return Record(
+        id=str(rid),
+        task=_str(obj.get("task"), "task"),
+        question=_str(obj.get("question"), "question"),
+        conversation=tuple(conversation),
+        documents=tuple(documents),
+        response=_keyed(response, "response"),
+        references=tuple(
+            _str(r, f"references[{i}]", optional=False) or "" for i, r in enumerate(references)
+        ),
+        answer_parts=tuple(answer_parts),
+        counterfactual=tuple(
+            _str(c, f"counterfactual[{i}]", optional=False) or ""
+            for i, c in enumerate(_list(obj.get("counterfactual"), "counterfactual"))
+        ),
+        noise_rate=noise_rate,
+        answerability=_str(obj.get("answerability"), "answerability"),
+        facts=tuple(facts),
+        statements=_keyed(obj.get("statements"), "statements"),
+        reference_statements=_keyed(obj.get("reference_statements"), "reference_statements"),
+        scores=scores,
+        data=data,
+    )
+
+
+def resolve_target(record: Record, kind: str, target: str) -> str | None:
+    """The record's key that ``target`` names (trailing dots allowed), or None."""
+    keys = record.targets(kind)
+    if target in keys:
+        return target
+    norm = normalize_key(target)
+    return norm if norm in keys else None
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    """One record read from an input file, with its label layers, ready to store."""
+
+    position: int  # 1-based record number (line number for JSON Lines) in the file
+    record: Record
+    judge: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    human: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    source: str | None = None  # the original source record as JSON text, for export

@@ -1,0 +1,68 @@
+"""One small adapter per source format, and detection by content (SPEC §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..core.errors import InputError
+from ..core.record import ImportItem
+from . import native
+from .jsonio import is_json_lines, iter_lines, load_document, read_text
+
+# Order matters for detection: the first adapter whose sniff() accepts wins, and the
+# native format goes last because its markers (``labels``) are the most generic.
+REGISTRY: dict[str, ModuleType] = {
+    native.NAME: native,
+}
+
+
+def names() -> list[str]:
+    return list(REGISTRY)
+
+
+def _first_object(path: Path, text: str) -> Any:
+    if is_json_lines(text):
+        for _n, _line, obj in iter_lines(path, text):
+            return obj
+    return load_document(path, text)
+
+
+def detect(path: Path, text: str | None = None) -> str:
+    """The format of ``path``, from its first record."""
+    if text is None:
+        text = read_text(path)
+    first = _first_object(path, text)
+    candidates = first if isinstance(first, dict) else None
+    if isinstance(first, list) and first and isinstance(first[0], dict):
+        candidates = first[0]
+    if candidates is not None:
+        for name, adapter in REGISTRY.items():
+            if adapter.sniff(candidates):
+                return name
+        if "id" in candidates:
+            return native.NAME
+    raise InputError(
+        str(path),
+        1,
+        None,
+        f"cannot tell the format of this file; pass --format ({', '.join(REGISTRY)})",
+    )
+
+
+def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem | InputError]]:
+    """(format name, items and per-record errors in file order)."""
+    text = read_text(path)
+    if fmt is None:
+        fmt = detect(path, text)
+    elif fmt not in REGISTRY:
+        raise InputError(
+            str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
+        )
+    return fmt, REGISTRY[fmt].read(path, text)
+
+
+def adapter(fmt: str) -> ModuleType:
+    return REGISTRY[fmt]

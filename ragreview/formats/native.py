@@ -1,0 +1,76 @@
+"""ragreview's own JSON Lines format (SPEC §3): lossless in both directions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.labels import check_layer
+from ..core.record import ImportItem, parse_record
+from .base import ExportRecord
+from .jsonio import dumps_line, iter_lines
+
+NAME = "ragreview"
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    if "labels" in obj:
+        return True
+    docs = obj.get("documents")
+    return (
+        bool(docs)
+        and isinstance(docs, list)
+        and isinstance(docs[0], dict)
+        and "sentences" in docs[0]
+    )
+
+
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    seen: dict[str, int] = {}
+    for number, _line, obj in iter_lines(path, text):
+        if isinstance(obj, InputError):
+            yield obj
+            continue
+        try:
+            record = parse_record(obj)
+            labels = obj.get("labels") or {}
+            if not isinstance(labels, dict):
+                raise RecordError("labels", "expected an object {judge: …, human: …}")
+            judge = check_layer(record, labels.get("judge"), "labels.judge", human=False)
+            human = check_layer(record, labels.get("human"), "labels.human", human=True)
+        except RecordError as err:
+            yield InputError(str(path), number, err.field, err.message)
+            continue
+        if record.id in seen:
+            yield InputError(
+                str(path),
+                number,
+                "id",
+                f"duplicate id {record.id!r} (first on line {seen[record.id]})",
+            )
+            continue
+        seen[record.id] = number
+        yield ImportItem(number, record, judge, human)
+
+
+def to_json(item: ExportRecord) -> dict[str, Any]:
+    obj = dict(item.record.data)
+    labels = {}
+    if item.judge:
+        labels["judge"] = item.judge
+    if item.human:
+        labels["human"] = item.human
+    if labels:
+        obj["labels"] = labels
+    return obj
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    count = 0
+    for item in items:
+        out.write(dumps_line(to_json(item)))
+        out.write("\n")
+        count += 1
+    return count

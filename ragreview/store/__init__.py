@@ -1,0 +1,5 @@
+"""The only code that knows table names: opening the DB, migrations and queries."""
+
+from .db import memory_database, open_database, write
+
+__all__ = ["memory_database", "open_database", "write"]

@@ -1,0 +1,66 @@
+"""Opening a review database: WAL, busy timeout, migrations, write transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlite_utils
+
+from .migrations import MIGRATIONS
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection set up for durable, concurrent use.
+
+    WAL lets readers run beside one writer; ``synchronous=FULL`` makes every commit
+    durable before we return, so a label the UI shows as done survives a kill or a
+    power cut; the busy timeout makes a second process wait for the lock instead of
+    failing.
+    """
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def open_database(path: str | Path) -> sqlite_utils.Database:
+    """Open (creating if needed) and migrate a review database."""
+    db = sqlite_utils.Database(connect(path))
+    if MIGRATIONS.pending(db):
+        with write(db.conn):
+            pass  # take the write lock first so two processes do not migrate at once
+        MIGRATIONS.apply(db)
+    return db
+
+
+def memory_database() -> sqlite_utils.Database:
+    db = sqlite_utils.Database(memory=True)
+    MIGRATIONS.apply(db)
+    return db
+
+
+@contextmanager
+def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One short write transaction, taking the write lock up front.
+
+    ``BEGIN IMMEDIATE`` avoids the deadlock two deferred transactions can get into
+    when both try to upgrade to a write lock; the busy timeout then queues writers.
+    """
+    if conn.in_transaction:  # nested: join the outer transaction
+        yield conn
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.rollback()
+        raise
+    else:
+        conn.commit()

@@ -1,0 +1,320 @@
+"""Human label changes as append-only events; the human layer is their fold.
+
+Every change (set, revert to the judge's value, undo, redo, review status, note) is
+one event row written in the same short transaction as the ``human_labels`` row it
+implies, so what the screen shows as done is on disk.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+from ..core.errors import RagreviewError
+from ..core.labels import Value, check_label
+from . import metric_rows
+from .db import write
+from .records import dumps, get, loads, now
+
+STATUS_LABEL = "_status"
+NOTE_LABEL = "_note"
+LABEL_KINDS = ("set", "revert", "undo", "redo")
+
+
+@dataclass(frozen=True)
+class Event:
+    id: int
+    record: str  # record id
+    dataset: str
+    kind: str
+    name: str
+    target: str
+    old: Value
+    new: Value
+    reviewer: str
+    at: str
+    reason: str | None
+    session: str | None
+    pass_: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "record": self.record,
+            "name": self.name,
+            "target": self.target,
+            "old": self.old,
+            "new": self.new,
+            "reviewer": self.reviewer,
+            "at": self.at,
+            "reason": self.reason,
+        }
+
+
+def _current(conn: sqlite3.Connection, rowid: int, name: str, target: str) -> Value:
+    row = conn.execute(
+        "SELECT value FROM human_labels WHERE record = ? AND name = ? AND target = ?",
+        (rowid, name, target),
+    ).fetchone()
+    return None if row is None else loads(row[0])
+
+
+def apply_change(
+    conn: sqlite3.Connection,
+    rowid: int,
+    name: str,
+    target: str,
+    new: Value,
+    reviewer: str,
+    *,
+    kind: str,
+    reason: str | None = None,
+    session: str | None = None,
+    pass_: str | None = None,
+    ref: int | None = None,
+) -> int | None:
+    """Append one label event and fold it into ``human_labels``. Caller holds the txn.
+
+    ``new`` None removes the human label (the judge's value shows again). Returns the
+    event id, or None when nothing changes.
+    """
+    old = _current(conn, rowid, name, target)
+    if old == new and type(old) is type(new):
+        return None
+    at = now()
+    cur = conn.execute(
+        "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, reason, session, "
+        "pass, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            rowid,
+            kind,
+            name,
+            target,
+            None if old is None else dumps(old),
+            None if new is None else dumps(new),
+            reviewer,
+            at,
+            reason,
+            session,
+            pass_,
+            ref,
+        ),
+    )
+    event_id = cur.lastrowid
+    if new is None:
+        conn.execute(
+            "DELETE FROM human_labels WHERE record = ? AND name = ? AND target = ?",
+            (rowid, name, target),
+        )
+    else:
+        conn.execute(
+            "INSERT INTO human_labels (record, name, target, value, reviewer, at, event) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record, name, target) DO UPDATE SET "
+            "value = excluded.value, reviewer = excluded.reviewer, at = excluded.at, "
+            "event = excluded.event",
+            (rowid, name, target, dumps(new), reviewer, at, event_id),
+        )
+    return event_id
+
+
+def set_label(
+    db: sqlite_utils.Database,
+    rowid: int,
+    name: str,
+    target: str,
+    value: Value,
+    reviewer: str,
+    *,
+    reason: str | None = None,
+    session: str | None = None,
+    blind: bool = False,
+) -> int | None:
+    """Override one label (``value`` None reverts it to the judge's). Durable on return."""
+    stored = get(db, rowid)
+    if value is None:
+        resolved = check_label_target(stored.record, name, target)
+    else:
+        resolved, value = check_label(stored.record, name, target, value)
+    with write(db.conn) as conn:
+        event = apply_change(
+            conn,
+            rowid,
+            name,
+            resolved,
+            value,
+            reviewer,
+            kind="revert" if value is None else "set",
+            reason=reason,
+            session=session,
+            pass_="blind" if blind else None,
+        )
+        if event is not None:
+            metric_rows.refresh(db, [rowid])
+    return event
+
+
+def check_label_target(record, name: str, target: str) -> str:
+    from ..core.labels import spec
+    from ..core.record import resolve_target
+
+    resolved = resolve_target(record, spec(name).target, target)
+    if resolved is None:
+        raise RagreviewError(f"record {record.id!r} has no {spec(name).target} key {target!r}")
+    return resolved
+
+
+def _stacks(conn: sqlite3.Connection, reviewer: str, session: str | None) -> tuple[list, list]:
+    """Undo and redo stacks of a reviewer's label events (of one session if given)."""
+    sql = (
+        "SELECT id, kind, ref FROM events WHERE reviewer = ? AND kind IN "
+        "('set', 'revert', 'undo', 'redo')"
+    )
+    params: list[Any] = [reviewer]
+    if session is not None:
+        sql += " AND session = ?"
+        params.append(session)
+    undo: list[int] = []
+    redo: list[int] = []
+    for event_id, kind, ref in conn.execute(sql + " ORDER BY id", params):
+        if kind in ("set", "revert"):
+            undo.append(event_id)
+            redo.clear()
+        elif kind == "undo" and ref in undo:
+            undo.remove(ref)
+            redo.append(ref)
+        elif kind == "redo" and ref in redo:
+            redo.remove(ref)
+            undo.append(ref)
+    return undo, redo
+
+
+def _step(db: sqlite_utils.Database, reviewer: str, session: str | None, kind: str) -> Event | None:
+    with write(db.conn) as conn:
+        undo, redo = _stacks(conn, reviewer, session)
+        stack = undo if kind == "undo" else redo
+        if not stack:
+            return None
+        ref = stack[-1]
+        rowid, name, target, old, new = conn.execute(
+            "SELECT record, name, target, old, new FROM events WHERE id = ?", (ref,)
+        ).fetchone()
+        value = loads(old if kind == "undo" else new)
+        event_id = apply_change(
+            conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
+        )
+        if event_id is None:  # already at that value (someone else changed it): record anyway
+            at = now()
+            cur = conn.execute(
+                "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, session, "
+                "ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    rowid,
+                    kind,
+                    name,
+                    target,
+                    None if value is None else dumps(value),
+                    None if value is None else dumps(value),
+                    reviewer,
+                    at,
+                    session,
+                    ref,
+                ),
+            )
+            event_id = cur.lastrowid
+        metric_rows.refresh(db, [rowid])
+        return next(iter_events(db, event_id=event_id))
+
+
+def undo(db: sqlite_utils.Database, reviewer: str, session: str | None = None) -> Event | None:
+    """Reverse the reviewer's latest label change still in force. None if nothing to undo."""
+    return _step(db, reviewer, session, "undo")
+
+
+def redo(db: sqlite_utils.Database, reviewer: str, session: str | None = None) -> Event | None:
+    return _step(db, reviewer, session, "redo")
+
+
+def mark(
+    db: sqlite_utils.Database, rowid: int, status: str, reviewer: str, session: str | None = None
+) -> None:
+    """Set a record's review status (reviewed / unreviewed), with an event."""
+    if status not in ("reviewed", "unreviewed"):
+        raise RagreviewError(f"unknown status {status!r}")
+    with write(db.conn) as conn:
+        old = conn.execute("SELECT status FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
+        at = now()
+        conn.execute(
+            "UPDATE records SET status = ?, reviewed_by = ?, reviewed_at = ? WHERE rowid = ?",
+            (
+                status,
+                reviewer if status == "reviewed" else None,
+                at if status == "reviewed" else None,
+                rowid,
+            ),
+        )
+        conn.execute(
+            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, session) "
+            "VALUES (?, 'status', ?, '*', ?, ?, ?, ?, ?)",
+            (rowid, STATUS_LABEL, dumps(old), dumps(status), reviewer, at, session),
+        )
+
+
+def set_note(
+    db: sqlite_utils.Database,
+    rowid: int,
+    text: str | None,
+    reviewer: str,
+    session: str | None = None,
+) -> None:
+    with write(db.conn) as conn:
+        old = conn.execute("SELECT note FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
+        conn.execute("UPDATE records SET note = ? WHERE rowid = ?", (text, rowid))
+        conn.execute(
+            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, session) "
+            "VALUES (?, 'note', ?, '*', ?, ?, ?, ?, ?)",
+            (
+                rowid,
+                NOTE_LABEL,
+                None if old is None else dumps(old),
+                None if text is None else dumps(text),
+                reviewer,
+                now(),
+                session,
+            ),
+        )
+
+
+def iter_events(
+    db: sqlite_utils.Database, *, record: int | None = None, event_id: int | None = None
+) -> Iterator[Event]:
+    sql = (
+        "SELECT e.id, r.id, r.dataset, e.kind, e.name, e.target, e.old, e.new, e.reviewer, "
+        "e.at, e.reason, e.session, e.pass FROM events e JOIN records r ON r.rowid = e.record"
+    )
+    params: list[Any] = []
+    if record is not None:
+        sql += " WHERE e.record = ?"
+        params.append(record)
+    elif event_id is not None:
+        sql += " WHERE e.id = ?"
+        params.append(event_id)
+    for row in db.conn.execute(sql + " ORDER BY e.id", params):
+        eid, rid, dataset, kind, name, target, old, new, reviewer, at, reason, session, pass_ = row
+        yield Event(
+            eid,
+            rid,
+            dataset,
+            kind,
+            name,
+            target,
+            loads(old),
+            loads(new),
+            reviewer,
+            at,
+            reason,
+            session,
+            pass_,
+        )

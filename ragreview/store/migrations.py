@@ -1,0 +1,92 @@
+"""Schema migrations, applied in order by sqlite-utils' ``Migrations``.
+
+Never edit a migration that has shipped: add ``m00N_…`` instead.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+MIGRATIONS = Migrations("ragreview")
+
+
+@MIGRATIONS()
+def m001_initial(db: Database) -> None:
+    db.executescript(
+        """
+        CREATE TABLE datasets (
+            name TEXT PRIMARY KEY,
+            format TEXT,
+            source_path TEXT,
+            imported_at TEXT
+        );
+        CREATE TABLE settings (
+            dataset TEXT NOT NULL,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,              -- JSON
+            PRIMARY KEY (dataset, name)
+        );
+        -- One row per evaluated example. data is the canonical record without labels
+        -- and source; source is the original record's JSON text for the round trip.
+        CREATE TABLE records (
+            rowid INTEGER PRIMARY KEY,
+            dataset TEXT NOT NULL,
+            id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            task TEXT,
+            data TEXT NOT NULL,
+            source TEXT,
+            content_hash TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'unreviewed',  -- unreviewed | reviewed | stale
+            reviewed_by TEXT,
+            reviewed_at TEXT,
+            note TEXT,
+            UNIQUE (dataset, id)
+        );
+        CREATE INDEX records_dataset_position ON records (dataset, position);
+        CREATE INDEX records_status ON records (dataset, status, position);
+        -- The judge layer: as imported or as produced by `ragreview judge`.
+        CREATE TABLE judge_labels (
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            value TEXT NOT NULL,              -- JSON
+            run TEXT,                         -- judge run id (model, time) or NULL when imported
+            PRIMARY KEY (record, name, target)
+        ) WITHOUT ROWID;
+        -- Append-only history of every human change. Never updated or deleted.
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            kind TEXT NOT NULL,               -- set | revert | undo | redo | status | note
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            old TEXT,                         -- JSON, NULL = no human label
+            new TEXT,                         -- JSON, NULL = no human label
+            reviewer TEXT NOT NULL,
+            at TEXT NOT NULL,
+            reason TEXT,
+            session TEXT,
+            pass TEXT,                        -- 'blind' while judge labels were hidden
+            ref INTEGER REFERENCES events(id) -- the event an undo/redo reverses
+        );
+        CREATE INDEX events_record ON events (record, id);
+        CREATE INDEX events_reviewer ON events (reviewer, id);
+        CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+            BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+        CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+            BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+        -- The human layer: the fold of the events, kept in the same transaction.
+        CREATE TABLE human_labels (
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            value TEXT NOT NULL,              -- JSON
+            reviewer TEXT NOT NULL,
+            at TEXT NOT NULL,
+            event INTEGER NOT NULL REFERENCES events(id),
+            PRIMARY KEY (record, name, target)
+        ) WITHOUT ROWID;
+        """
+    )

@@ -1,0 +1,317 @@
+"""Records and the judge layer: import (upsert by dataset and id), lookup, iteration."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import sqlite_utils
+
+from ..core.errors import RagreviewError
+from ..core.labels import Layer
+from ..core.record import ImportItem, Record, parse_record
+from . import metric_rows
+from .db import write
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def dumps(value: Any) -> str:
+    """JSON text for a stored value (labels, data). NaN is not valid JSON: null."""
+    return orjson.dumps(value).decode()
+
+
+def loads(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # source text may hold NaN, which only json accepts
+        return json.loads(text)
+
+
+@dataclass
+class ImportSummary:
+    inserted: int = 0
+    updated: int = 0
+    stale: int = 0
+    unchanged: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.inserted + self.updated + self.unchanged
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    rowid: int
+    dataset: str
+    position: int
+    record: Record
+    judge: Layer
+    human: Layer
+    status: str
+    reviewed_by: str | None
+    reviewed_at: str | None
+    note: str | None
+    source: str | None
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+
+def content_hash(data_json: str, source: str | None) -> str:
+    h = hashlib.sha1(data_json.encode())
+    if source is not None:
+        h.update(b"\0")
+        h.update(source.encode())
+    return h.hexdigest()
+
+
+def _label_rows(rowid: int, layer: Layer) -> list[tuple]:
+    return [
+        (rowid, name, target, dumps(value))
+        for name, targets in layer.items()
+        for target, value in targets.items()
+    ]
+
+
+def import_records(
+    db: sqlite_utils.Database,
+    dataset: str,
+    fmt: str,
+    source_path: str | None,
+    items: Iterable[ImportItem],
+    reviewer: str = "import",
+    on_progress: Any = None,
+) -> ImportSummary:
+    """Upsert records by (dataset, id) in one transaction.
+
+    New records get their judge labels, and any human labels from the file as events
+    by ``reviewer``. Known records keep their human labels and history; their judge
+    labels are replaced by the file's; a changed record that had been reviewed or
+    overridden becomes ``stale``.
+    """
+    from . import history  # events for human labels carried by the file
+
+    summary = ImportSummary()
+    conn = db.conn
+    with write(conn):
+        conn.execute(
+            "INSERT INTO datasets (name, format, source_path, imported_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET format = excluded.format, "
+            "source_path = excluded.source_path, imported_at = excluded.imported_at",
+            (dataset, fmt, source_path, now()),
+        )
+        existing = {
+            rid: (rowid, h, status)
+            for rowid, rid, h, status in conn.execute(
+                "SELECT rowid, id, content_hash, status FROM records WHERE dataset = ?", (dataset,)
+            )
+        }
+        has_human = {
+            r
+            for (r,) in conn.execute(
+                "SELECT DISTINCT h.record FROM human_labels h JOIN records r ON r.rowid = h.record "
+                "WHERE r.dataset = ?",
+                (dataset,),
+            )
+        }
+        touched: list[int] = []
+        judge_rows: list[tuple] = []
+        for item in items:
+            rec = item.record
+            data_json = dumps(rec.data)
+            digest = content_hash(data_json, item.source)
+            known = existing.get(rec.id)
+            if known is None:
+                cur = conn.execute(
+                    "INSERT INTO records (dataset, id, position, task, data, source, content_hash) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (dataset, rec.id, item.position, rec.task, data_json, item.source, digest),
+                )
+                rowid = cur.lastrowid
+                assert rowid is not None
+                existing[rec.id] = (rowid, digest, "unreviewed")
+                summary.inserted += 1
+                for name, targets in item.human.items():
+                    for target, value in targets.items():
+                        history.apply_change(
+                            conn,
+                            rowid,
+                            name,
+                            target,
+                            value,
+                            reviewer,
+                            kind="set",
+                            reason="imported from file",
+                        )
+            else:
+                rowid, old_digest, status = known
+                conn.execute("DELETE FROM judge_labels WHERE record = ?", (rowid,))
+                if old_digest == digest:
+                    conn.execute(
+                        "UPDATE records SET position = ? WHERE rowid = ?", (item.position, rowid)
+                    )
+                    summary.unchanged += 1
+                else:
+                    new_status = (
+                        "stale" if (status != "unreviewed" or rowid in has_human) else status
+                    )
+                    conn.execute(
+                        "UPDATE records SET position = ?, task = ?, data = ?, source = ?, "
+                        "content_hash = ?, status = ? WHERE rowid = ?",
+                        (
+                            item.position,
+                            rec.task,
+                            data_json,
+                            item.source,
+                            digest,
+                            new_status,
+                            rowid,
+                        ),
+                    )
+                    summary.updated += 1
+                    summary.stale += new_status == "stale"
+            judge_rows.extend(_label_rows(rowid, item.judge))
+            touched.append(rowid)
+            if len(judge_rows) > 20_000:
+                conn.executemany(
+                    "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
+                    judge_rows,
+                )
+                judge_rows.clear()
+            if on_progress is not None:
+                on_progress(1)
+        conn.executemany(
+            "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)", judge_rows
+        )
+        metric_rows.refresh(db, touched)
+    return summary
+
+
+# -- reading ------------------------------------------------------------------------
+
+_RECORD_COLUMNS = "rowid, dataset, position, data, status, reviewed_by, reviewed_at, note, source"
+
+
+def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str, Any]]]:
+    out: dict[int, dict[str, dict[str, Any]]] = {r: {} for r in rowids}
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for rec, name, target, value in conn.execute(
+            f"SELECT record, name, target, value FROM {table} WHERE record IN ({marks})", chunk
+        ):
+            out[rec].setdefault(name, {})[target] = loads(value)
+    return out
+
+
+def _build(rows: list[tuple], conn) -> list[StoredRecord]:
+    rowids = [r[0] for r in rows]
+    judge = _layers(conn, "judge_labels", rowids)
+    human = _layers(conn, "human_labels", rowids)
+    out = []
+    for rowid, dataset, position, data, status, by, at, note, source in rows:
+        out.append(
+            StoredRecord(
+                rowid,
+                dataset,
+                position,
+                parse_record(loads(data)),
+                judge[rowid],
+                human[rowid],
+                status,
+                by,
+                at,
+                note,
+                source,
+            )
+        )
+    return out
+
+
+def get(db: sqlite_utils.Database, rowid: int) -> StoredRecord:
+    rows = db.conn.execute(
+        f"SELECT {_RECORD_COLUMNS} FROM records WHERE rowid = ?", (rowid,)
+    ).fetchall()
+    if not rows:
+        raise RagreviewError(f"no record with rowid {rowid}")
+    return _build(rows, db.conn)[0]
+
+
+def find(db: sqlite_utils.Database, record_id: str, dataset: str | None = None) -> StoredRecord:
+    """A record by its id (within ``dataset`` when several datasets share the DB)."""
+    sql = f"SELECT {_RECORD_COLUMNS} FROM records WHERE id = ?"
+    params: list[Any] = [record_id]
+    if dataset is not None:
+        sql += " AND dataset = ?"
+        params.append(dataset)
+    rows = db.conn.execute(sql, params).fetchall()
+    if not rows:
+        where = f" in dataset {dataset!r}" if dataset else ""
+        raise RagreviewError(f"no record with id {record_id!r}{where}")
+    if len(rows) > 1:
+        names = ", ".join(sorted(r[1] for r in rows))
+        raise RagreviewError(
+            f"record id {record_id!r} is in several datasets ({names}): choose one with --dataset"
+        )
+    return _build(rows, db.conn)[0]
+
+
+def iterate(
+    db: sqlite_utils.Database,
+    dataset: str | None = None,
+    *,
+    status: str | None = None,
+    batch: int = 500,
+) -> Iterator[StoredRecord]:
+    """Records in file order, loaded in batches so memory stays flat."""
+    where, params = [], []
+    if dataset is not None:
+        where.append("dataset = ?")
+        params.append(dataset)
+    if status is not None:
+        where.append("status = ?")
+        params.append(status)
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    last: tuple = ("", -1, -1)  # (dataset, position, rowid) of the last row seen
+    while True:
+        rows = db.conn.execute(
+            f"SELECT {_RECORD_COLUMNS} FROM records {clause} "
+            f"{'AND' if clause else 'WHERE'} (dataset, position, rowid) > (?, ?, ?) "
+            "ORDER BY dataset, position, rowid LIMIT ?",
+            [*params, *last, batch],
+        ).fetchall()
+        if not rows:
+            return
+        yield from _build(rows, db.conn)
+        last = (rows[-1][1], rows[-1][2], rows[-1][0])
+
+
+def datasets(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    return [
+        dict(zip(("name", "format", "source_path", "imported_at", "records", "reviewed"), row))
+        for row in db.conn.execute(
+            "SELECT d.name, d.format, d.source_path, d.imported_at, "
+            "(SELECT count(*) FROM records r WHERE r.dataset = d.name), "
+            "(SELECT count(*) FROM records r WHERE r.dataset = d.name AND r.status = 'reviewed') "
+            "FROM datasets d ORDER BY d.name"
+        )
+    ]
+
+
+def counts(db: sqlite_utils.Database, dataset: str) -> Mapping[str, int]:
+    return dict(
+        db.conn.execute(
+            "SELECT status, count(*) FROM records WHERE dataset = ? GROUP BY status", (dataset,)
+        )
+    )

@@ -1,0 +1,59 @@
+"""Per-dataset settings (metric variants and parameters), validated against DEFAULTS."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlite_utils
+
+from ..core.errors import RagreviewError
+from .db import write
+from .records import dumps, loads
+
+# name -> (default, allowed values or a type)
+DEFAULTS: dict[str, tuple[Any, Any]] = {
+    "trace.variant": ("ragbench", ("ragbench", "length", "capped20")),
+    "rgb.variant": ("reference", ("reference", "simple")),
+    "longform.k": (100, int),
+}
+
+
+def check(name: str, value: Any) -> Any:
+    if name not in DEFAULTS:
+        raise RagreviewError(f"unknown setting {name!r} (known: {', '.join(DEFAULTS)})")
+    _, allowed = DEFAULTS[name]
+    if isinstance(allowed, tuple):
+        if value not in allowed:
+            raise RagreviewError(
+                f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}"
+            )
+        return value
+    if allowed is int:
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise RagreviewError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
+    values = {name: default for name, (default, _) in DEFAULTS.items()}
+    for name, value in db.conn.execute(
+        "SELECT name, value FROM settings WHERE dataset = ?", (dataset,)
+    ):
+        values[name] = loads(value)
+    return values
+
+
+def put(db: sqlite_utils.Database, dataset: str, name: str, value: Any) -> None:
+    from . import metric_rows
+
+    value = check(name, value)
+    with write(db.conn) as conn:
+        conn.execute(
+            "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?) "
+            "ON CONFLICT (dataset, name) DO UPDATE SET value = excluded.value",
+            (dataset, name, dumps(value)),
+        )
+        rowids = [
+            r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
+        ]
+        metric_rows.refresh(db, rowids)  # a variant change changes every stored metric
