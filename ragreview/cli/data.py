@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from .. import formats
+from ..formats import csv_export
 from ..store import open_database
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -81,15 +82,25 @@ def export_cmd(
                 for d in store_records.datasets(opened.db)
                 if d["name"] == opened.dataset
             )
-        if fmt not in formats.REGISTRY:
-            raise click.ClickException(f"export as {fmt!r} is not supported yet")
+        if fmt == "csv":
+            writer = csv_export.write
+        elif fmt in formats.REGISTRY:
+            writer = formats.adapter(fmt).write
+        else:
+            raise click.ClickException(f"export as {fmt!r} is not supported")
         config = store_settings.get_all(opened.db, opened.dataset)
+        config["source.document"] = store_records.source_document(opened.db, opened.dataset)
+        config["export.subset"] = reviewed_only
         status = "reviewed" if reviewed_only else None
         total = opened.db.conn.execute(
             "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
         ).fetchone()[0]
         items = store_records.iterate(opened.db, opened.dataset, status=status)
-        out = sys.stdout if out_path == "-" else Path(out_path).open("w", encoding="utf-8")
+        out = (
+            sys.stdout
+            if out_path == "-"
+            else Path(out_path).open("w", encoding="utf-8", newline="")
+        )
         try:
             with progress(f"exporting {opened.dataset}", total) as advance:
 
@@ -98,7 +109,7 @@ def export_cmd(
                         advance(1)
                         yield item
 
-                count = formats.adapter(fmt).write(counted(), out, config)
+                count = writer(counted(), out, config)
         finally:
             if out is not sys.stdout:
                 out.close()

@@ -40,9 +40,10 @@ def import_file(
         (errors if isinstance(entry, InputError) else items).append(entry)  # type: ignore[arg-type]
     if strict and errors:
         return ImportSummary(), errors
+    document = formats.source_document(fmt, path)
     with progress(f"importing {path.name}", len(items)) as advance:
         summary = store_records.import_records(
-            db, dataset, fmt, str(path), items, on_progress=advance
+            db, dataset, fmt, str(path), items, on_progress=advance, source_document=document
         )
     return summary, errors
 

@@ -141,6 +141,14 @@ CATALOGUE: dict[str, LabelSpec] = {
             "context-recall verdict: the reference statement is attributable",
         ),
         LabelSpec(
+            "verdict",
+            "record",
+            "bool",
+            "ragas",
+            "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
+            "verdict ragas' MetricAnnotation export accepts or edits)",
+        ),
+        LabelSpec(
             "context_useful",
             "context",
             "bool",

@@ -9,14 +9,16 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.record import ImportItem
-from . import native
+from . import factscore, mtrag, native, ragas, ragbench, rgb, safe
 from .jsonio import is_json_lines, iter_lines, load_document, read_text
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
 REGISTRY: dict[str, ModuleType] = {
-    native.NAME: native,
+    m.NAME: m for m in (ragbench, rgb, mtrag, factscore, safe, ragas, native)
 }
+# Export targets that are not source formats (no reader).
+EXPORT_ONLY = ("csv",)
 
 
 def names() -> list[str]:
@@ -66,3 +68,11 @@ def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem |
 
 def adapter(fmt: str) -> ModuleType:
     return REGISTRY[fmt]
+
+
+def source_document(fmt: str, path: Path, text: str | None = None) -> str | None:
+    """What a whole-file format needs, besides its records, to write the file back
+    (stored with the dataset at import and handed to ``write`` as
+    ``settings["source.document"]``); None for line-per-record formats."""
+    make = getattr(REGISTRY[fmt], "document", None)
+    return None if make is None else make(path, text)

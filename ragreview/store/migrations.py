@@ -90,3 +90,10 @@ def m001_initial(db: Database) -> None:
         ) WITHOUT ROWID;
         """
     )
+
+
+@MIGRATIONS()
+def m006_formats(db: Database) -> None:
+    # Whole-file source formats (SAFE result JSON, ragas annotation exports, JSON
+    # arrays) need the parts of the document that are not records to be written back.
+    db.execute("ALTER TABLE datasets ADD COLUMN source_document TEXT")

@@ -92,13 +92,15 @@ def import_records(
     items: Iterable[ImportItem],
     reviewer: str = "import",
     on_progress: Any = None,
+    source_document: str | None = None,
 ) -> ImportSummary:
     """Upsert records by (dataset, id) in one transaction.
 
     New records get their judge labels, and any human labels from the file as events
     by ``reviewer``. Known records keep their human labels and history; their judge
     labels are replaced by the file's; a changed record that had been reviewed or
-    overridden becomes ``stale``.
+    overridden becomes ``stale``. ``source_document`` is what a whole-file format
+    needs besides the records to write the file back (see ``formats``).
     """
     from . import history  # events for human labels carried by the file
 
@@ -106,10 +108,12 @@ def import_records(
     conn = db.conn
     with write(conn):
         conn.execute(
-            "INSERT INTO datasets (name, format, source_path, imported_at) VALUES (?, ?, ?, ?) "
+            "INSERT INTO datasets (name, format, source_path, imported_at, source_document) "
+            "VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (name) DO UPDATE SET format = excluded.format, "
-            "source_path = excluded.source_path, imported_at = excluded.imported_at",
-            (dataset, fmt, source_path, now()),
+            "source_path = excluded.source_path, imported_at = excluded.imported_at, "
+            "source_document = excluded.source_document",
+            (dataset, fmt, source_path, now(), source_document),
         )
         existing = {
             rid: (rowid, h, status)
@@ -307,6 +311,14 @@ def datasets(db: sqlite_utils.Database) -> list[dict[str, Any]]:
             "FROM datasets d ORDER BY d.name"
         )
     ]
+
+
+def source_document(db: sqlite_utils.Database, dataset: str) -> str | None:
+    """The non-record parts of a whole-file source, as stored at import."""
+    row = db.conn.execute(
+        "SELECT source_document FROM datasets WHERE name = ?", (dataset,)
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 def counts(db: sqlite_utils.Database, dataset: str) -> Mapping[str, int]:
