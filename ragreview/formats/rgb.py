@@ -7,8 +7,8 @@ document pools; prediction files (``evalue.py``) carry ``ans``, ``label``,
 ``evaluation``. The task comes from the file name (``_fact``, ``_int``) or content,
 and ``noise_rate`` (1.0 is negative rejection).
 
-Judge labels: ``label`` ``[-1]`` is a rejection, otherwise one match bit per answer
-part; ``factlabel`` is error detection. Where the judge scripts' ``evaluation`` is
+Judge labels: ``label`` ``[-1]`` is a rejection (its parts are then matched with RGB's
+``checkanswer``, which RGB itself skips), otherwise one match bit per answer part; ``factlabel`` is error detection. Where the judge scripts' ``evaluation`` is
 present it is the judge: "not addressed" (rejection files) and "has identified"/"Yes"
 (counterfactual files). A prediction without ``label`` is labelled with RGB's own
 rules; a data file without predictions has nothing to label.
@@ -158,6 +158,10 @@ def _judge(
     judge: dict[str, dict[str, Any]] = {}
     if bits == [-1]:
         judge["rejected"] = {"*": True}
+        # RGB skips the answer check for a rejection; run it so that a reviewer who
+        # overturns the rejection starts from RGB's own match bits.
+        matched = rgb_rules.checkanswer(prediction, parts)
+        judge["part_matched"] = {part_key(i): bool(b) for i, b in enumerate(matched)}
     else:
         if len(bits) != len(parts) or any(b not in (0, 1) for b in bits):
             raise RecordError(
