@@ -69,6 +69,10 @@ def human_facts(row: Mapping[str, Any]) -> Iterator[tuple[int, int, dict[str, An
 def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if "annotations" not in row:
+        raise RecordError(
+            "annotations", "missing (a FActScore labelled row has it, null or a list)"
+        )
     output = expect(row, "output", str)
     data: dict[str, Any] = {"task": "longform"}
     question = _question(expect(row, "input", str, optional=True))

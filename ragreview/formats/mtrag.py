@@ -91,6 +91,8 @@ def _objects(row: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
 def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if not sniff(row):
+        raise RecordError("", "not an MT-RAG task (expected task_id with input or contexts)")
     turns = _objects(row, "input")
     conversation = [
         {"speaker": str(t.get("speaker", "")), "text": t.get("text", "")} for t in turns

@@ -186,6 +186,8 @@ def _verdicts(row: Mapping[str, Any], name: str, text: str, flag: str) -> list[t
 def draft(row: Any, position: int, number: int, source: str) -> Draft:
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if _pick(row, "user_input", "question") is None and _pick(row, "response", "answer") is None:
+        raise RecordError("", "not a ragas row (expected user_input/response or question/answer)")
     data = canonical_fields(row)
     judge: dict[str, dict[str, Any]] = {}
     statements = _verdicts(row, "statements", "statement", "verdict")

@@ -90,6 +90,8 @@ def _key_list(row: Mapping[str, Any], name: str) -> list[str]:
 def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if not sniff(row):
+        raise RecordError("", "not a RAGBench row (no documents_sentences or label lists)")
     documents = []
     if "documents_sentences" in row:
         docs = expect(row, "documents_sentences", list)

@@ -110,6 +110,8 @@ def draft(row: Any, filename: str, line_no: int, number: int, line: str) -> Draf
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
     question = expect(row, "query", str)
+    if not sniff(row):
+        raise RecordError("", "not an RGB record (expected prediction or positive/negative)")
     task = task_of(row, filename)
     answer_name = "ans" if "ans" in row else "answer"
     parts = _answer(row, answer_name)
