@@ -39,13 +39,18 @@ def read_text(path: Path) -> str:
 
 def is_json_lines(text: str) -> bool:
     """True when the first non-empty line is a complete JSON value on its own."""
-    for line in text.splitlines():
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        line = text[start:end]
         if line.strip():
             try:
                 parse_json(line)
             except ValueError:
                 return False
             return True
+        start = end + 1
     return False
 
 

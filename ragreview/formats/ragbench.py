@@ -65,6 +65,14 @@ def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
 
 
 def _keyed(value: Any, where: str) -> list[list[str]]:
+    """``value`` when it is a list of [key, sentence] string pairs; else a RecordError
+    naming the source field (the canonical parser would name its own field)."""
+    if type(value) is list and (not value or set(map(type, value)) == {list}):
+        try:
+            if all(type(k) is str and type(t) is str for k, t in value):
+                return value
+        except (TypeError, ValueError):
+            pass
     if not isinstance(value, list):
         raise RecordError(where, f"expected a list of [key, sentence], got {kind(value)}")
     for i, pair in enumerate(value):

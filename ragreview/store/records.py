@@ -131,33 +131,50 @@ def import_records(
         }
         touched: list[int] = []
         judge_rows: list[tuple] = []
+        new_rows: list[tuple] = []
+        imported_human: list[tuple[int, Layer]] = []
+        # New records get their rowids here so that records and label rows can go in
+        # by executemany batches (the write transaction holds the DB to ourselves).
+        next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM records").fetchone()[0]
+
+        def flush() -> None:
+            # records first: judge_labels rows reference them
+            conn.executemany(
+                "INSERT INTO records (rowid, dataset, id, position, task, data, source, "
+                "content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                new_rows,
+            )
+            conn.executemany(
+                "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
+                judge_rows,
+            )
+            new_rows.clear()
+            judge_rows.clear()
+
         for item in items:
             rec = item.record
             data_json = dumps(rec.data)
             digest = content_hash(data_json, item.source)
             known = existing.get(rec.id)
             if known is None:
-                cur = conn.execute(
-                    "INSERT INTO records (dataset, id, position, task, data, source, content_hash) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (dataset, rec.id, item.position, rec.task, data_json, item.source, digest),
+                rowid = next_rowid
+                next_rowid += 1
+                new_rows.append(
+                    (
+                        rowid,
+                        dataset,
+                        rec.id,
+                        item.position,
+                        rec.task,
+                        data_json,
+                        item.source,
+                        digest,
+                    )
                 )
-                rowid = cur.lastrowid
-                assert rowid is not None
                 existing[rec.id] = (rowid, digest, "unreviewed")
                 summary.inserted += 1
-                for name, targets in item.human.items():
-                    for target, value in targets.items():
-                        history.apply_change(
-                            conn,
-                            rowid,
-                            name,
-                            target,
-                            value,
-                            reviewer,
-                            kind="set",
-                            reason="imported from file",
-                        )
+                if item.human:
+                    imported_human.append((rowid, item.human))
             else:
                 rowid, old_digest, status = known
                 conn.execute("DELETE FROM judge_labels WHERE record = ?", (rowid,))
@@ -187,17 +204,24 @@ def import_records(
                     summary.stale += new_status == "stale"
             judge_rows.extend(_label_rows(rowid, item.judge))
             touched.append(rowid)
-            if len(judge_rows) > 20_000:
-                conn.executemany(
-                    "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
-                    judge_rows,
-                )
-                judge_rows.clear()
+            if len(judge_rows) > 20_000 or len(new_rows) >= 2_000:
+                flush()
             if on_progress is not None:
                 on_progress(1)
-        conn.executemany(
-            "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)", judge_rows
-        )
+        flush()
+        for rowid, layer in imported_human:
+            for name, targets in layer.items():
+                for target, value in targets.items():
+                    history.apply_change(
+                        conn,
+                        rowid,
+                        name,
+                        target,
+                        value,
+                        reviewer,
+                        kind="set",
+                        reason="imported from file",
+                    )
         metric_rows.refresh(db, touched)
     return summary
 
