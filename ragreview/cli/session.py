@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,10 @@ class Opened:
     target: Target
 
 
+class _StrictAbort(Exception):
+    """Raised inside the import transaction to roll it back (``--strict``)."""
+
+
 def import_file(
     db: sqlite_utils.Database,
     path: Path,
@@ -31,20 +36,28 @@ def import_file(
     fmt: str | None = None,
     strict: bool = False,
 ) -> tuple[ImportSummary, list[InputError]]:
-    """Read and store one input file. Errors are collected; with ``strict`` nothing is
-    written when there is any."""
+    """Read and store one input file, streaming records into one transaction. Errors
+    are collected; with ``strict`` the transaction is rolled back when there is any."""
     fmt, stream = formats.read(path, fmt)
-    items: list[ImportItem] = []
     errors: list[InputError] = []
-    for entry in stream:
-        (errors if isinstance(entry, InputError) else items).append(entry)  # type: ignore[arg-type]
-    if strict and errors:
-        return ImportSummary(), errors
+
+    def valid() -> Iterator[ImportItem]:
+        for entry in stream:
+            if isinstance(entry, InputError):
+                errors.append(entry)
+            elif not (strict and errors):  # after a strict error, only collect errors
+                yield entry
+        if strict and errors:
+            raise _StrictAbort
+
     document = formats.source_document(fmt, path)
-    with progress(f"importing {path.name}", len(items)) as advance:
-        summary = store_records.import_records(
-            db, dataset, fmt, str(path), items, on_progress=advance, source_document=document
-        )
+    try:
+        with progress(f"importing {path.name}", None) as advance:
+            summary = store_records.import_records(
+                db, dataset, fmt, str(path), valid(), on_progress=advance, source_document=document
+            )
+    except _StrictAbort:
+        return ImportSummary(), errors
     return summary, errors
 
 

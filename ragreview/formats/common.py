@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer, effective
@@ -33,23 +36,31 @@ class Draft:
 
 
 def finish(
-    path: Path, drafts: Iterable[Draft | InputError], *, validate_labels: bool = True
+    path: Path,
+    drafts: Iterable[Draft | InputError],
+    *,
+    validate_labels: bool = True,
+    ids: Counter[str] | None = None,
 ) -> Iterator[ImportItem | InputError]:
-    """Assign ids and validate. Needs all drafts first: a repeated id is only known then.
+    """Assign ids and validate.
 
-    ``validate_labels=False`` is for adapters that build the judge layer only from keys
-    they resolved against the record themselves (it saves a scan per label).
+    A repeated id is only known once every id has been seen: with ``ids`` (the count of
+    every source id in the file, see ``leading_ids``) records stream through; without,
+    the drafts are read in full first. ``validate_labels=False`` is for adapters that
+    build the judge layer only from keys they resolved against the record themselves.
     """
-    pending = list(drafts)
-    counts = Counter(
-        str(d.source_id) for d in pending if isinstance(d, Draft) and d.source_id is not None
-    )
-    for draft in pending:
+    if ids is None:
+        pending = list(drafts)
+        ids = Counter(
+            str(d.source_id) for d in pending if isinstance(d, Draft) and d.source_id is not None
+        )
+        drafts = pending
+    for draft in drafts:
         if isinstance(draft, InputError):
             yield draft
             continue
         sid = None if draft.source_id is None else str(draft.source_id)
-        rid = sid if sid is not None and counts[sid] == 1 else str(draft.number)
+        rid = sid if sid is not None and ids[sid] == 1 else str(draft.number)
         obj = {"id": rid, **draft.data}
         try:
             record = parse_record(obj)
@@ -60,6 +71,25 @@ def finish(
             yield InputError(str(path), draft.position, err.field, err.message)
             continue
         yield ImportItem(draft.position, record, judge, {}, draft.source)
+
+
+def leading_ids(text: str, field: str) -> Counter[str] | None:
+    """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
+    write them), counted; None when any line does not start that way. Lets records
+    stream without holding the whole file's records in memory."""
+    pattern = re.compile(
+        r'[ \t]*\{[ \t]*"' + re.escape(field) + r'"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|-?\d+)[ \t]*[,}]'
+    )
+    counts: Counter[str] = Counter()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        match = pattern.match(line)
+        if match is None:
+            return None
+        token = match.group(1)
+        counts[str(orjson.loads(token)) if token.startswith('"') else str(int(token))] += 1
+    return counts
 
 
 def kind(value: Any) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.keys import normalize_key
@@ -29,9 +29,10 @@ from .common import (
     keyed_document,
     keyed_response,
     kind,
+    leading_ids,
     loads_source,
 )
-from .jsonio import iter_lines
+from .jsonio import iter_lines, read_text
 from .scores import record_values
 
 NAME = "ragbench"
@@ -48,7 +49,10 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
-    return finish(path, _drafts(path, text), validate_labels=False)
+    if text is None:
+        text = read_text(path)
+    ids = leading_ids(text, "id")
+    return finish(path, _drafts(path, text), validate_labels=False, ids=ids)
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
@@ -163,27 +167,40 @@ def _support_keys(
 ) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for i, entry in enumerate(support):
-        where = f"sentence_support_information[{i}]"
-        if not isinstance(entry, dict):
-            raise RecordError(where, f"expected an object, got {kind(entry)}")
-        rkey = entry.get("response_sentence_key")
-        if not isinstance(rkey, str):
-            raise RecordError(
-                where + ".response_sentence_key", f"expected a string, got {kind(rkey)}"
-            )
-        rkey = _resolve(rkey, response_keys)
-        keys = entry.get("supporting_sentence_keys") or []
-        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
-            raise RecordError(where + ".supporting_sentence_keys", "expected a list of keys")
-        if rkey is None:
-            continue  # the judge named a response sentence the row does not have
-        resolved = []
+        rkey = entry.get("response_sentence_key") if type(entry) is dict else None
+        keys = entry.get("supporting_sentence_keys") if type(entry) is dict else None
+        if keys is None:
+            keys = []
+        if type(rkey) is not str or type(keys) is not list:
+            _support_error(i, entry, rkey)
+        if rkey not in response_keys:
+            rkey = _resolve(rkey, response_keys)
+            if rkey is None:
+                continue  # the judge named a response sentence the row does not have
+        if doc_keys.issuperset(keys) and len(set(keys)) == len(keys):
+            out[rkey] = list(keys)  # the common case: plain keys of the row
+            continue
+        resolved: list[str] = []
         for k in keys:
+            if type(k) is not str:
+                raise RecordError(
+                    f"sentence_support_information[{i}].supporting_sentence_keys",
+                    "expected a list of keys",
+                )
             n = k if k in SUPPORT_TOKENS else _resolve(k, doc_keys)
             if n is not None and n not in resolved:
                 resolved.append(n)
         out[rkey] = resolved
     return out
+
+
+def _support_error(i: int, entry: Any, rkey: Any) -> NoReturn:
+    where = f"sentence_support_information[{i}]"
+    if not isinstance(entry, dict):
+        raise RecordError(where, f"expected an object, got {kind(entry)}")
+    if not isinstance(rkey, str):
+        raise RecordError(where + ".response_sentence_key", f"expected a string, got {kind(rkey)}")
+    raise RecordError(where + ".supporting_sentence_keys", "expected a list of keys")
 
 
 # -- writing back ------------------------------------------------------------------------

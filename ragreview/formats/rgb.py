@@ -35,9 +35,10 @@ from .common import (
     keyed_document,
     keyed_response,
     kind,
+    leading_ids,
     loads_source,
 )
-from .jsonio import iter_lines
+from .jsonio import iter_lines, read_text
 
 NAME = "rgb"
 
@@ -54,7 +55,9 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
-    return finish(path, _drafts(path, text))
+    if text is None:
+        text = read_text(path)
+    return finish(path, _drafts(path, text), ids=leading_ids(text, "id"))
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:

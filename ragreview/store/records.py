@@ -76,9 +76,18 @@ def content_hash(data_json: str, source: str | None) -> str:
     return h.hexdigest()
 
 
+_BOOL_JSON = {True: "true", False: "false"}
+
+
 def _label_rows(rowid: int, layer: Layer) -> list[tuple]:
+    # most labels are booleans: skip the serializer for them (hot on import)
     return [
-        (rowid, name, target, dumps(value))
+        (
+            rowid,
+            name,
+            target,
+            _BOOL_JSON[value] if value is True or value is False else dumps(value),
+        )
         for name, targets in layer.items()
         for target, value in targets.items()
     ]
