@@ -58,8 +58,12 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
     """(line number, raw line, parsed value or InputError) for each non-empty line."""
     if text is None:
         text = read_text(path)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    # split on "\n" only: str.splitlines() also breaks at U+2028, U+0085 and others,
+    # which JSON allows raw inside strings
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line or line.isspace():  # (strip() would copy every line)
             continue
         try:
             yield number, line, parse_json(line)

@@ -167,3 +167,30 @@ def test_formats_do_not_import_nltk() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_line_separators_inside_strings_stay_in_their_line(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in RAGBENCH.read_text().splitlines()]
+    rows[0]["question"] = "Why\u2028now\x85?"
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in rows), "utf-8")
+    db = tmp_path / "r.db"
+    assert run("import", path, "--db", db, "--strict").exit_code == 0
+    out = tmp_path / "out.jsonl"
+    assert run("export", db, "--out", out).exit_code == 0
+    assert [json.loads(x) for x in out.read_text("utf-8").split("\n") if x] == rows
+
+
+def test_strict_import_rolls_back(tmp_path: Path) -> None:
+    lines = RAGBENCH.read_text().splitlines()
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join([*lines[:3], "{broken", lines[3]]) + "\n")
+    db = tmp_path / "r.db"
+    result = run("import", path, "--db", db, "--strict")
+    assert result.exit_code == 1
+    from ragreview.store import open_database
+
+    assert open_database(db).conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
+    result = run("import", path, "--db", db)  # without --strict the good records go in
+    assert result.exit_code == 1
+    assert open_database(db).conn.execute("SELECT count(*) FROM records").fetchone()[0] == 4
