@@ -73,27 +73,23 @@ def finish(
         yield ImportItem(draft.position, record, judge, {}, draft.source)
 
 
-_BLANK_LINE = re.compile(r"^[ \t\r]*$", re.MULTILINE)
-
-
 def leading_ids(text: str, field: str) -> Counter[str] | None:
     """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
     write them), counted; None when any line does not start that way. Lets records
     stream without holding the whole file's records in memory."""
-    pattern = re.compile(
-        r'^[ \t]*\{[ \t]*"'
-        + re.escape(field)
-        + r'"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|-?\d+)[ \t]*[,}]',
-        re.MULTILINE,
-    )
-    tokens = pattern.findall(text)
-    lines = text.count("\n") + (not text.endswith("\n"))
-    blank = len(_BLANK_LINE.findall(text)) - text.endswith("\n")  # the end is no line
-    if len(tokens) != lines - blank:
-        return None  # some line does not start with the id
-    return Counter(
-        str(orjson.loads(token)) if token.startswith('"') else str(int(token)) for token in tokens
-    )
+    match = re.compile(
+        r'[ \t]*\{[ \t]*"' + re.escape(field) + r'"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|-?\d+)[ \t]*[,}]'
+    ).match
+    counts: Counter[str] = Counter()
+    for line in text.split("\n"):
+        found = match(line)
+        if found is None:
+            if line and not line.isspace():
+                return None  # a line that does not start with the id
+            continue
+        token = found.group(1)
+        counts[str(orjson.loads(token)) if token.startswith('"') else str(int(token))] += 1
+    return counts
 
 
 def kind(value: Any) -> str:
