@@ -10,7 +10,7 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.record import ImportItem
 from . import factscore, mtrag, native, ragas, ragbench, rgb, safe
-from .jsonio import is_json_lines, iter_lines, load_document, read_text
+from .jsonio import first_line, is_json_lines, iter_lines, load_document, parse_json, read_text
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
@@ -25,18 +25,25 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
-def _first_object(path: Path, text: str) -> Any:
+def _first_object(path: Path, text: str | None) -> tuple[Any, bool]:
+    """(the first record or the whole document, whether the file is JSON Lines)."""
+    if text is None:
+        head = first_line(path)
+        if head is None:
+            read_text(path)  # raises the right error (empty, unreadable, not UTF-8)
+        else:
+            try:
+                return parse_json(head), True
+            except ValueError:
+                pass
+        text = read_text(path)
     if is_json_lines(text):
         for _n, _line, obj in iter_lines(path, text):
-            return obj
-    return load_document(path, text)
+            return obj, True
+    return load_document(path, text), False
 
 
-def detect(path: Path, text: str | None = None) -> str:
-    """The format of ``path``, from its first record."""
-    if text is None:
-        text = read_text(path)
-    first = _first_object(path, text)
+def _detect(path: Path, first: Any) -> str:
     candidates = first if isinstance(first, dict) else None
     if isinstance(first, list) and first and isinstance(first[0], dict):
         candidates = first[0]
@@ -54,16 +61,23 @@ def detect(path: Path, text: str | None = None) -> str:
     )
 
 
+def detect(path: Path, text: str | None = None) -> str:
+    """The format of ``path``, from its first record."""
+    first, _lines = _first_object(path, text)
+    return _detect(path, first)
+
+
 def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem | InputError]]:
-    """(format name, items and per-record errors in file order)."""
-    text = read_text(path)
-    if fmt is None:
-        fmt = detect(path, text)
-    elif fmt not in REGISTRY:
+    """(format name, items and per-record errors in file order). JSON Lines files are
+    streamed from disk; whole-file JSON documents are read at once."""
+    if fmt is not None and fmt not in REGISTRY:
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
         )
-    return fmt, REGISTRY[fmt].read(path, text)
+    first, lines = _first_object(path, None)
+    if fmt is None:
+        fmt = _detect(path, first)
+    return fmt, REGISTRY[fmt].read(path, None if lines else read_text(path))
 
 
 def adapter(fmt: str) -> ModuleType:

@@ -23,6 +23,7 @@ import orjson
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, parse_record
+from .jsonio import lines_of
 
 
 @dataclass
@@ -73,7 +74,7 @@ def finish(
         yield ImportItem(draft.position, record, judge, {}, draft.source)
 
 
-def leading_ids(text: str, field: str) -> Counter[str] | None:
+def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None:
     """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
     write them), counted; None when any line does not start that way. Lets records
     stream without holding the whole file's records in memory."""
@@ -81,7 +82,7 @@ def leading_ids(text: str, field: str) -> Counter[str] | None:
         r'[ \t]*\{[ \t]*"' + re.escape(field) + r'"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|-?\d+)[ \t]*[,}]'
     ).match
     counts: Counter[str] = Counter()
-    for line in text.split("\n"):
+    for line in lines_of(path) if text is None else text.split("\n"):
         found = match(line)
         if found is None:
             if line and not line.isspace():

@@ -32,7 +32,7 @@ from .common import (
     leading_ids,
     loads_source,
 )
-from .jsonio import iter_lines, read_text
+from .jsonio import iter_lines
 from .scores import record_values
 
 NAME = "ragbench"
@@ -49,9 +49,7 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
-    if text is None:
-        text = read_text(path)
-    ids = leading_ids(text, "id")
+    ids = leading_ids(path, text, "id")
     return finish(path, _drafts(path, text), validate_labels=False, ids=ids)
 
 

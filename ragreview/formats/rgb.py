@@ -38,7 +38,7 @@ from .common import (
     leading_ids,
     loads_source,
 )
-from .jsonio import iter_lines, read_text
+from .jsonio import iter_lines
 
 NAME = "rgb"
 
@@ -55,9 +55,7 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
-    if text is None:
-        text = read_text(path)
-    return finish(path, _drafts(path, text), ids=leading_ids(text, "id"))
+    return finish(path, _drafts(path, text), ids=leading_ids(path, text, "id"))
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
