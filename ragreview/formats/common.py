@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ def finish(
     *,
     validate_labels: bool = True,
     ids: Counter[str] | None = None,
+    rename: Callable[[str], str] | None = None,
 ) -> Iterator[ImportItem | InputError]:
     """Assign ids and validate.
 
@@ -49,6 +50,7 @@ def finish(
     every source id in the file, see ``leading_ids``) records stream through; without,
     the drafts are read in full first. ``validate_labels=False`` is for adapters that
     build the judge layer only from keys they resolved against the record themselves.
+    ``rename`` maps a canonical field name in an error to the source's own name.
     """
     if ids is None:
         pending = list(drafts)
@@ -69,7 +71,8 @@ def finish(
             if validate_labels and judge:
                 judge = check_layer(record, judge, "labels", human=False)
         except RecordError as err:
-            yield InputError(str(path), draft.position, err.field, err.message)
+            field = rename(err.field) if rename is not None else err.field
+            yield InputError(str(path), draft.position, field, err.message)
             continue
         yield ImportItem(draft.position, record, judge, {}, draft.source)
 

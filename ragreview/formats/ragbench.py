@@ -10,6 +10,7 @@ as ``scores["ragbench.relevant_listed"]`` / ``["ragbench.utilized_listed"]``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -50,7 +51,7 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
     ids = leading_ids(path, text, "id")
-    return finish(path, _drafts(path, text), validate_labels=False, ids=ids)
+    return finish(path, _drafts(path, text), validate_labels=False, ids=ids, rename=source_field)
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
@@ -66,26 +67,14 @@ def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
             yield InputError(str(path), line_no, err.field, err.message)
 
 
-def _keyed(value: Any, where: str) -> list[list[str]]:
-    """``value`` when it is a list of [key, sentence] string pairs; else a RecordError
-    naming the source field (the canonical parser would name its own field)."""
-    if type(value) is list and (not value or set(map(type, value)) == {list}):
-        try:
-            if all(type(k) is str and type(t) is str for k, t in value):
-                return value
-        except (TypeError, ValueError):
-            pass
-    if not isinstance(value, list):
-        raise RecordError(where, f"expected a list of [key, sentence], got {kind(value)}")
-    for i, pair in enumerate(value):
-        if not (
-            isinstance(pair, list)
-            and len(pair) == 2
-            and isinstance(pair[0], str)
-            and isinstance(pair[1], str)
-        ):
-            raise RecordError(f"{where}[{i}]", f"expected [key, sentence], got {kind(pair)}")
-    return value
+_DOC_SENTENCES = re.compile(r"^documents\[(\d+)\]\.sentences")
+
+
+def source_field(field: str) -> str:
+    """The row's own name for a field of the canonical record (for error messages)."""
+    if field.startswith("response["):
+        return "response_sentences" + field[len("response") :]
+    return _DOC_SENTENCES.sub(r"documents_sentences[\1]", field)
 
 
 def _key_list(row: Mapping[str, Any], name: str) -> list[str]:
@@ -106,18 +95,26 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     if "documents_sentences" in row:
         docs = expect(row, "documents_sentences", list)
         for i, doc in enumerate(docs):
-            documents.append({"sentences": _keyed(doc, f"documents_sentences[{i}]")})
+            # the pairs themselves are checked once, by the canonical parser (see
+            # source_field for how its error is reported)
+            if type(doc) is not list:
+                raise RecordError(f"documents_sentences[{i}]", f"expected a list, got {kind(doc)}")
+            documents.append({"sentences": doc})
     else:
         for i, doc in enumerate(expect(row, "documents", list, optional=True) or []):
             if not isinstance(doc, str):
                 raise RecordError(f"documents[{i}]", f"expected a string, got {kind(doc)}")
             documents.append({"sentences": keyed_document(i, doc)})
     if "response_sentences" in row:
-        response = _keyed(row["response_sentences"], "response_sentences")
+        response = expect(row, "response_sentences", list)
     else:
         response = keyed_response(expect(row, "response", str, optional=True) or "")
 
-    doc_keys = {k for doc in documents for k, _ in doc["sentences"]}
+    try:
+        doc_keys = {k for doc in documents for k, _ in doc["sentences"]}
+        response_keys = [k for k, _ in response]
+    except (TypeError, ValueError):  # a malformed pair: the canonical parser names it
+        doc_keys, response_keys = set(), []
     judge: dict[str, dict[str, Any]] = {}
     scores: dict[str, float | None] = {}
     for field, label, counted in (
@@ -128,7 +125,6 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
             keys = _key_list(row, field)
             judge[label] = {n: True for k in keys if (n := _resolve(k, doc_keys)) is not None}
             scores[counted] = len(keys)
-    response_keys = [k for k, _ in response]
     if row.get("unsupported_response_sentence_keys") is not None:
         unsupported = {
             normalize_key(k) for k in _key_list(row, "unsupported_response_sentence_keys")

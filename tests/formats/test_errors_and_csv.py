@@ -43,6 +43,12 @@ def broken_copy(tmp_path: Path, source: Path, line: int, edit) -> Path:
             "documents_sentences[0][3]",
         ),
         (RAGBENCH, 1, lambda r: r.update(relevance_score="high"), "relevance_score"),
+        (
+            RAGBENCH,
+            2,
+            lambda r: r["response_sentences"].append([1, "x"]),
+            "response_sentences[2][0]",
+        ),
         (RGB_NOISE, 2, lambda r: r.update(label=[1, 1]), "label"),
         (RGB_NOISE, 3, lambda r: r.update(factlabel="yes"), "factlabel"),
         (RGB_NOISE, 2, lambda r: r.pop("query"), "query"),
