@@ -113,6 +113,8 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     try:
         doc_keys = {k for doc in documents for k, _ in doc["sentences"]}
         response_keys = [k for k, _ in response]
+        if not set(map(type, doc_keys)) | set(map(type, response_keys)) <= {str}:
+            raise TypeError
     except (TypeError, ValueError):  # a malformed pair: the canonical parser names it
         doc_keys, response_keys = set(), []
     judge: dict[str, dict[str, Any]] = {}
