@@ -109,6 +109,9 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     data: dict[str, Any] = {"task": "mtrag"}
     if question is not None:
         data["question"] = question
+    collection = row.get("Collection", row.get("collection"))  # both spellings occur
+    if isinstance(collection, str):
+        data["collection"] = collection  # for metrics --by
     data["conversation"] = conversation
     data["documents"] = documents
     predictions = _objects(row, "predictions")

@@ -145,6 +145,9 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     question = expect(row, "question", str, optional=True)
     if question is not None:
         data["question"] = question
+    for field in ("dataset_name", "generation_model_name"):  # for metrics --by
+        if isinstance(row.get(field), str):
+            data[field] = row[field]
     data["documents"] = documents
     data["response"] = response
     data["scores"] = scores
