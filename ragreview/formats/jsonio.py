@@ -62,7 +62,7 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
             yield (
                 number,
                 line,
-                InputError(str(path), number, None, f"invalid JSON ({_reason(err)})"),
+                InputError(str(path), number, None, f"invalid JSON ({_reason(err)}{_column(err)})"),
             )
 
 
@@ -75,6 +75,11 @@ def load_document(path: Path, text: str | None = None) -> Any:
     except ValueError as err:
         line = getattr(err, "lineno", None)
         raise InputError(str(path), line, None, f"invalid JSON ({_reason(err)})") from None
+
+
+def _column(err: ValueError) -> str:
+    column = getattr(err, "colno", None)
+    return f" at column {column}" if column else ""
 
 
 def _reason(err: ValueError) -> str:
