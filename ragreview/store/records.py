@@ -7,16 +7,18 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import sqlite_utils
 
 from ..core.errors import RagreviewError
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, parse_record
 from . import metric_rows
 from .db import write
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 
 def now() -> str:
