@@ -88,7 +88,9 @@ def _reason(err: ValueError) -> str:
 
 
 def dumps_line(obj: Any) -> str:
-    """One JSON Lines line. NaN is kept as the sources wrote it (standard json does)."""
+    """One JSON Lines line. NaN and infinities become null (orjson; they are not JSON);
+    adapters that must give NaN back write the source's own text. Integers orjson
+    cannot hold (beyond 64 bits) fall back to the standard library."""
     try:
         return orjson.dumps(obj).decode()
     except TypeError:

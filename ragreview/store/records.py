@@ -27,7 +27,10 @@ def now() -> str:
 
 def dumps(value: Any) -> str:
     """JSON text for a stored value (labels, data). NaN is not valid JSON: null."""
-    return orjson.dumps(value).decode()
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer beyond 64 bits (parsed by the json fallback)
+        return json.dumps(value, ensure_ascii=False)
 
 
 def loads(text: str | None) -> Any:

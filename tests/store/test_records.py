@@ -162,3 +162,9 @@ def test_failed_import_writes_nothing(db) -> None:
 def test_foreign_keys_are_enforced(db) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         db.conn.execute("INSERT INTO judge_labels VALUES (999, 'relevant', '0a', 'true', NULL)")
+
+
+def test_values_orjson_cannot_write_are_stored(db) -> None:
+    rec = parse_record({"id": "big", "n": 2**70 + 1, "x": float("nan")})
+    store_records.import_records(db, "ds", "ragreview", None, [ImportItem(1, rec)])
+    assert store_records.find(db, "big").record.data["n"] == 2**70 + 1
