@@ -109,24 +109,45 @@ def metric_agreement(
 
     A record counts for a metric when the metric is defined under both layers.
     """
+    pairs = metric_pairs(per_record)
+    return {name: _metric_stats(values, seed, resamples) for name, values in pairs.items()}
+
+
+def per_record_metrics(
+    reviewed: Sequence[Reviewed], settings: Mapping[str, Any], metrics_fn: MetricsFn
+) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+    """Each reviewed record's metrics under the judge layer and the effective layer."""
+    return [
+        (metrics_fn(r.record, r.judge, settings), metrics_fn(r.record, r.effective, settings))
+        for r in reviewed
+    ]
+
+
+def metric_pairs(
+    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+) -> dict[str, list[tuple[float, float]]]:
+    """Per metric, the ``(judge, reviewed)`` values of records where both are defined."""
     pairs: dict[str, list[tuple[float, float]]] = {}
     for judge, reviewed in per_record:
-        for name in judge.keys() | reviewed.keys():
+        for name in sorted(judge.keys() | reviewed.keys()):
             j, r = _number(judge.get(name)), _number(reviewed.get(name))
             if j is not None and r is not None:
                 pairs.setdefault(name, []).append((j, r))
-    return {name: _metric_stats(pairs[name], seed, resamples) for name in sorted(pairs)}
+    return dict(sorted(pairs.items()))
 
 
 def build(
     reviewed: Sequence[Reviewed],
-    settings: Mapping[str, Any],
+    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = None,
     *,
-    metrics_fn: MetricsFn | None = None,
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, Any]:
-    """The full report (SPEC §9 ``labels`` and ``metrics`` plus extra sections)."""
+    """The full report (SPEC §9 ``labels`` and ``metrics`` plus extra sections).
+
+    ``per_record`` is ``per_record_metrics(reviewed, …)``; None when this build has no
+    per-record metrics (the ``metrics`` section is then empty, with a warning).
+    """
     warnings: list[str] = []
     labels, multiclass, unpaired = label_agreement(
         (r.record, r.judge, r.effective) for r in reviewed
@@ -139,19 +160,15 @@ def build(
                 f"{name}: only {block['n']} items compared; its numbers are very uncertain"
             )
 
-    if metrics_fn is None:
+    if per_record is None:
         metrics: dict[str, Any] = {}
         warnings.append("per-record metrics are not available in this build")
     else:
-        per_record = [
-            (metrics_fn(r.record, r.judge, settings), metrics_fn(r.record, r.effective, settings))
-            for r in reviewed
-        ]
         metrics = metric_agreement(per_record, seed, resamples)
         for name, block in metrics.items():
             if block["n"] < MIN_METRIC_RECORDS:
                 warnings.append(
-                    f"{name}: only {block['n']} records; the bias interval is wide for a reason"
+                    f"{name}: only {block['n']} records; its bias interval is not reliable"
                 )
 
     blind = [r for r in reviewed if r.blind]

@@ -98,7 +98,7 @@ def test_report_on_a_small_constructed_review():
         {"fact": {"f2": "NS"}},
         blind={"fact": {"f1": "S", "f2": "NS", "f3": "NS"}},
     )
-    report = build([r1, r2, r3], {}, metrics_fn=None)
+    report = build([r1, r2, r3])
     rel = report["labels"]["relevant"]
     # items: r1 0a TT, 0b TF, 0c FT; r2 0a TT, 0b FF, 0c FF
     assert rel["confusion"] == {"tp": 2, "fp": 1, "fn": 1, "tn": 2}
@@ -125,7 +125,7 @@ def test_report_on_a_small_constructed_review():
 def test_blind_pass_compares_only_the_labels_it_gave():
     judge = {"relevant": {"0a": True}, "utilized": {"0a": True}}
     r = Reviewed(TRACE, judge, {}, blind={"relevant": {"0a": True, "0c": True}})
-    ind = build([r], {})["independent"]["labels"]
+    ind = build([r])["independent"]["labels"]
     assert set(ind) == {"relevant"}
     assert ind["relevant"]["confusion"] == {"tp": 1, "fp": 0, "fn": 1, "tn": 1}
 
