@@ -6,8 +6,8 @@ samples; the review metadata written into a gold set.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlite_utils
@@ -61,6 +61,16 @@ def gold_metadata(stored: StoredRecord, settings: Mapping[str, Any]) -> dict[str
         "status": stored.status,
         "variant": dict(settings),
     }
+
+
+def with_gold_metadata(
+    items: Iterable[StoredRecord], settings: Mapping[str, Any]
+) -> Iterator[StoredRecord]:
+    """Records for a gold-set export: each record's data gains a ``review`` field
+    (``gold_metadata``), written by the native writer like any other field."""
+    for stored in items:
+        data = {**stored.record.data, "review": gold_metadata(stored, settings)}
+        yield replace(stored, record=replace(stored.record, data=data))
 
 
 # -- samples --------------------------------------------------------------------------
