@@ -55,3 +55,15 @@ def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
     return proc
+
+
+def quick(*args: str) -> str:
+    """Run a setup command in-process (click's runner); the commands under test use ``run``."""
+    from click.testing import CliRunner
+
+    from ragreview.cli import cli
+
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    if result.exit_code != 0:
+        raise AssertionError(f"exit {result.exit_code}: {result.output}")
+    return result.output

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agreement_helpers import fact_record, run, trace_record, write_jsonl
+from agreement_helpers import fact_record, quick, run, trace_record, write_jsonl
 
 from ragreview.store import history, open_database
 from ragreview.store import records as store_records
@@ -24,14 +24,14 @@ def reviewed_file(tmp_path):
             fact_record("f1", {"f1": "S", "f2": "S", "f3": "IR"}),
         ],
     )
-    run("import", str(path))
-    run("label", str(path), "t1", "relevant", "0b", "false", "--reviewer", "ann")
-    run("label", str(path), "t1", "relevant", "0c", "true", "--reviewer", "ann")
-    run("label", str(path), "t2", "supported", "b", "false", "--reviewer", "ann")
-    run("label", str(path), "t3", "relevant", "0a", "false", "--reviewer", "ann")
-    run("label", str(path), "f1", "fact", "f2", "NS", "--reviewer", "ann")
+    quick("import", str(path))
+    quick("label", str(path), "t1", "relevant", "0b", "false", "--reviewer", "ann")
+    quick("label", str(path), "t1", "relevant", "0c", "true", "--reviewer", "ann")
+    quick("label", str(path), "t2", "supported", "b", "false", "--reviewer", "ann")
+    quick("label", str(path), "t3", "relevant", "0a", "false", "--reviewer", "ann")
+    quick("label", str(path), "f1", "fact", "f2", "NS", "--reviewer", "ann")
     for rid in ("t1", "t2", "f1"):
-        run("mark", str(path), rid, "--reviewed", "--reviewer", "ann")
+        quick("mark", str(path), rid, "--reviewed", "--reviewer", "ann")
     return path
 
 
@@ -71,7 +71,7 @@ def test_agreement_human_output_is_a_table(reviewed_file):
 
 def test_blind_first_pass_is_independent_agreement(tmp_path):
     path = write_jsonl(tmp_path / "b.jsonl", [trace_record("t1", relevant=("0a", "0b"))])
-    run("import", str(path))
+    quick("import", str(path))
     db = open_database(tmp_path / "b.ragreview.db")
     rowid = store_records.find(db, "t1").rowid
     # blind: the reviewer marks 0a and 0c relevant without seeing the judge
@@ -95,7 +95,7 @@ def test_sample_is_seeded_stratified_and_reported(tmp_path):
         fact_record(f"f{i}", {"f1": "S"}) for i in range(8)
     ]
     path = write_jsonl(tmp_path / "s.jsonl", records)
-    run("import", str(path))
+    quick("import", str(path))
     first = run("sample", str(path), "--n", "5", "--by", "task", "--seed", "3")
     ids = first.stdout.split()
     assert len(ids) == 5
@@ -106,7 +106,7 @@ def test_sample_is_seeded_stratified_and_reported(tmp_path):
     # review two sampled records and one outside the sample
     outside = next(r["id"] for r in records if r["id"] not in ids)
     for rid in (ids[0], ids[-1], outside):
-        run("mark", str(path), rid, "--reviewed", "--reviewer", "ann")
+        quick("mark", str(path), rid, "--reviewed", "--reviewer", "ann")
     report = json.loads(run("agreement", str(path), "--json").stdout)
     sample = report["sample"]
     assert (sample["n"], sample["by"], sample["seed"], sample["population"]) == (5, "task", 3, 20)
@@ -123,7 +123,7 @@ def test_sample_is_seeded_stratified_and_reported(tmp_path):
 
 def test_sample_errors_are_one_clean_line(tmp_path):
     path = write_jsonl(tmp_path / "e.jsonl", [trace_record("t1")])
-    run("import", str(path))
+    quick("import", str(path))
     proc = run("sample", str(path), "--n", "5", check=False)
     assert proc.returncode == 1
     assert "has only 1 records" in proc.stderr and "Traceback" not in proc.stderr
@@ -132,7 +132,7 @@ def test_sample_errors_are_one_clean_line(tmp_path):
 
 
 def test_export_reviewed_only_records_review_metadata(reviewed_file, tmp_path):
-    run("settings", str(reviewed_file), "longform.k=64")
+    quick("settings", str(reviewed_file), "longform.k=64")
     out = tmp_path / "gold.jsonl"
     run("export", str(reviewed_file), "--out", str(out), "--as", "ragreview", "--reviewed-only")
     rows = [json.loads(line) for line in out.read_text().splitlines()]
