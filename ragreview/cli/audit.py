@@ -175,3 +175,44 @@ def sample(
         f"sample {drawn.id}: {len(ids)} of {drawn.population} records ({how}, seed {seed})",
         err=True,
     )
+
+
+@cli.command("conflicts")
+@click.argument("path")
+@click.option("--open", "open_only", is_flag=True, help="Only conflicts not yet adjudicated.")
+@json_option
+@db_option
+@dataset_option
+def conflicts_cmd(
+    path: str, open_only: bool, as_json: bool, db: str | None, dataset: str | None
+) -> None:
+    """List the items the reviewers of a merged file disagree on.
+
+    Adjudicate in ``ragreview open`` or with ``ragreview label`` (an ordinary event).
+    """
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        found = store_merge.conflicts(opened.db, opened.dataset, open_only=open_only)
+    for c in found:
+        if as_json:
+            click.echo(
+                json.dumps(
+                    {
+                        "record": c.record,
+                        "name": c.name,
+                        "target": c.target,
+                        "values": c.values,
+                        "current": c.current,
+                        "adjudicated": c.adjudicated,
+                    },
+                    ensure_ascii=False,
+                )
+            )
+        else:
+            votes = " ".join(f"{who}={json.dumps(v)}" for who, v in c.values.items())
+            done = " adjudicated" if c.adjudicated else ""
+            click.echo(
+                f"{c.record} {c.name} {c.target}: {votes} (now {json.dumps(c.current)}){done}"
+            )
+    if not as_json:
+        click.echo(f"{len(found)} conflicts", err=True)

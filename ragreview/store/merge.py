@@ -125,7 +125,9 @@ def _check(sources: list[_Source]) -> list[str]:
                 )
     for src in sources[1:]:
         if src.settings != sources[0].settings:
-            warnings.append(f"{src.path}: settings differ from {sources[0].path}; kept the latter")
+            warnings.append(
+                f"{src.path}: settings differ from {sources[0].path}; kept those of the latter"
+            )
     seen: Counter[str] = Counter(s.reviewer for s in sources)
     for src in sources:  # one name per source, so κ/α rows and conflicts are unambiguous
         if seen[src.reviewer] > 1:

@@ -146,3 +146,22 @@ def test_export_reviewed_only_records_review_metadata(reviewed_file, tmp_path):
     full = tmp_path / "all.jsonl"
     run("export", str(reviewed_file), "--out", str(full), "--as", "ragreview")
     assert all("review" not in json.loads(line) for line in full.read_text().splitlines())
+
+
+def test_metric_agreement_end_to_end(reviewed_file):
+    """Judge vs reviewed per-record metrics through the metrics engine (when built)."""
+    pytest.importorskip("ragreview.core.metrics")
+    report = json.loads(run("agreement", str(reviewed_file), "--json").stdout)
+    rel = report["metrics"]["trace.relevance"]
+    # t1: judge {0a, 0b} of 3 sentences, reviewed {0a, 0c}: 2/3 both; t2: 1/3 both
+    assert rel["n"] == 2
+    assert rel["judge_mean"] == pytest.approx(0.5)
+    assert rel["bias"] == pytest.approx(0.0)
+    assert rel["rmse"] == pytest.approx(0.0)
+    adh = report["metrics"]["trace.adherence"]
+    # t2's response sentence b is unsupported after review: adherence 1 -> 0
+    assert (adh["judge_mean"], adh["effective_mean"]) == (1.0, 0.5)
+    assert adh["bias"] == pytest.approx(0.5)
+    assert (adh["ci_low"], adh["ci_high"]) == (0.0, 1.0)  # diffs {0, 1}, see the stats tests
+    assert adh["pearson"] is None  # the judge's values are constant
+    assert adh["rmse"] == pytest.approx(0.5**0.5)

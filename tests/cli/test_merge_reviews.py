@@ -136,3 +136,22 @@ def test_merge_into_a_file_holding_the_dataset_is_refused(reviews, tmp_path):
     assert proc.returncode == 1 and "already holds dataset 'res'" in proc.stderr
     text = run("merge", str(dbs["ann"]), str(dbs["cy"]), "--into", str(tmp_path / "n.db")).stdout
     assert "conflicting items" in text and "ragreview open" in text
+
+
+def test_conflicts_command_lists_and_follows_adjudication(reviews, tmp_path):
+    _, dbs = reviews
+    into = tmp_path / "m.db"
+    run("merge", str(dbs["ann"]), str(dbs["bob"]), "--into", str(into))
+    lines = run("conflicts", str(into), "--json").stdout.splitlines()
+    first = json.loads(lines[0])
+    assert first == {
+        "record": "t1",
+        "name": "relevant",
+        "target": "0b",
+        "values": {"ann": True, "bob": False},
+        "current": True,
+        "adjudicated": False,
+    }
+    quick("label", str(into), "t2", "supported", "b", "false", "--reviewer", "dana")
+    text = run("conflicts", str(into), "--open").stdout
+    assert text.strip() == "t1 relevant 0b: ann=true bob=false (now true)"
