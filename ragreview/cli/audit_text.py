@@ -6,6 +6,7 @@ no markup in them is ever interpreted.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -57,18 +58,9 @@ def _labels_table(title: str, labels: dict[str, Any], multiclass: dict[str, Any]
 
 def _metrics_table(metrics: dict[str, Any]) -> Table:
     table = Table(title="Metrics: judge vs reviewed (per record)", title_justify="left")
-    for col in (
-        "metric",
-        "n",
-        "judge",
-        "reviewed",
-        "bias",
-        "95 % CI",
-        "Pearson",
-        "Spearman",
-        "RMSE",
-    ):
-        table.add_column(col, justify="left" if col == "metric" else "right")
+    table.add_column("metric", no_wrap=True)
+    for col in ("n", "judge", "reviewed", "bias", "95 % CI", "r", "ρ", "RMSE"):
+        table.add_column(col, justify="right", no_wrap=True)
     for name, s in metrics.items():
         ci = "–" if s["ci_low"] is None else f"[{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]"
         excludes_zero = s["ci_low"] is not None and (s["ci_low"] > 0 or s["ci_high"] < 0)
@@ -105,8 +97,13 @@ def _reviewers_table(human: dict[str, Any]) -> Table:
     return table
 
 
+def make_console() -> Console:
+    """Terminal width on a terminal; wide enough for the tables when piped to a file."""
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 132)
+
+
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
+    console = console or make_console()
     head = Text("Agreement for dataset ", style="bold")
     head.append(str(report.get("dataset", "")))
     head.append(f": {report['records']} reviewed records", style="bold")
@@ -156,7 +153,7 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
 
 
 def print_merge(into: str, summary: Any, agreement: dict[str, Any]) -> None:
-    console = Console(highlight=False)
+    console = make_console()
     for path, reviewer, count in summary.reviewers:
         console.print(Text(f"{path}: {reviewer}, {count} records reviewed"))
     console.print(Text(f"{into}: {summary.records} records, {summary.conflicts} conflicting items"))

@@ -154,22 +154,24 @@ def build(
     )
     for name, count in unpaired.items():
         warnings.append(f"{name}: {count} items have a human label but no judge label")
-    for name, block in labels.items():
-        if block["n"] < MIN_LABEL_ITEMS:
-            warnings.append(
-                f"{name}: only {block['n']} items compared; its numbers are very uncertain"
-            )
+    few = [f"{name} {block['n']}" for name, block in labels.items() if block["n"] < MIN_LABEL_ITEMS]
+    if few:
+        warnings.append(
+            f"few items compared (under {MIN_LABEL_ITEMS}): {', '.join(few)}; "
+            "those labels' numbers are very uncertain"
+        )
 
     if per_record is None:
         metrics: dict[str, Any] = {}
         warnings.append("per-record metrics are not available in this build")
     else:
         metrics = metric_agreement(per_record, seed, resamples)
-        for name, block in metrics.items():
-            if block["n"] < MIN_METRIC_RECORDS:
-                warnings.append(
-                    f"{name}: only {block['n']} records; its bias interval is not reliable"
-                )
+        few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]
+        if few:
+            warnings.append(
+                f"few records (under {MIN_METRIC_RECORDS}): {', '.join(few)}; "
+                "those metrics' bias intervals are not reliable"
+            )
 
     blind = [r for r in reviewed if r.blind]
     ind_labels, ind_multi, _ = label_agreement(

@@ -118,7 +118,7 @@ def test_report_on_a_small_constructed_review():
     assert ind["records"] == 1
     assert ind["multiclass"]["fact"]["accuracy"] == pytest.approx(1 / 3)
     assert "relevant" not in ind["labels"]
-    assert any("only 6 items" in w for w in report["warnings"])
+    assert any("under 30): relevant 6," in w for w in report["warnings"])
     assert "per-record metrics are not available in this build" in report["warnings"]
 
 
