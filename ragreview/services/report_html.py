@@ -153,9 +153,17 @@ def scatter(name: str, points: Sequence[tuple[float, float]], stats: dict[str, A
     return f"<figure>{''.join(parts)}<figcaption>{caption}</figcaption></figure>"
 
 
-def bias_plot(metrics: dict[str, Any]) -> str:
-    """Each metric's bias as a dot with its 95 % interval, around a zero line."""
-    rows = [(n, s) for n, s in metrics.items() if s["bias"] is not None]
+def bias_plot(metrics: dict[str, Any], points: dict[str, list[tuple[float, float]]]) -> str:
+    """Each rate metric's bias as a dot with its 95 % interval, around a zero line.
+
+    Metrics with values outside [0, 1] (counts, lengths) would squash the scale of
+    the rates, so they stay in the table only.
+    """
+    rows = [
+        (n, s)
+        for n, s in metrics.items()
+        if s["bias"] is not None and all(0 <= v <= 1 for p in points.get(n, []) for v in p)
+    ]
     if not rows:
         return ""
     left, width, row_h = 220, 420, 22
@@ -195,7 +203,8 @@ def bias_plot(metrics: dict[str, Any]) -> str:
         "<figure>"
         + "".join(parts)
         + (
-            "<figcaption>bias = judge − reviewed, with the bootstrap 95 % interval</figcaption>"
+            "<figcaption>bias = judge − reviewed, with the bootstrap 95 % interval "
+            "(rates in [0, 1] only)</figcaption>"
             "</figure>"
         )
     )
@@ -225,7 +234,7 @@ def render(report: dict[str, Any], points: dict[str, list[tuple[float, float]]])
     body.append("<h2>Metrics: judge vs reviewed</h2>")
     if report["metrics"]:
         body.append(metrics_table(report["metrics"]))
-        body.append(bias_plot(report["metrics"]))
+        body.append(bias_plot(report["metrics"], points))
         body.append('<div class="plots">')
         for name, stats in report["metrics"].items():
             body.append(scatter(name, points.get(name, []), stats))
