@@ -24,7 +24,7 @@ from .agreement import (
     percent_agreement,
 )
 from .agreement import metric_stats as _metric_stats
-from .labels import Layer, effective
+from .labels import CATALOGUE, Layer, effective
 from .record import Record
 
 MIN_LABEL_ITEMS = 30  # below this a κ or a rate moves a lot with one item
@@ -71,9 +71,14 @@ def label_agreement(
     pairs: dict[str, list[tuple[Any, Any]]] = {}
     unpaired: dict[str, int] = {}
     for record, judge, human in pairs_by_record:
-        names = label_items.label_names((human,) if human_names_only else (judge, human))
-        for name in names:
-            got = label_items.paired(record, judge, human, name)
+        for name in CATALOGUE:
+            if not (
+                name in human
+                if human_names_only
+                else label_items.applies(record, name, (judge, human))
+            ):
+                continue
+            got = label_items.paired(record, judge, human, name, strict=human_names_only)
             pairs.setdefault(name, []).extend(got)
             human_items = label_items.values(record, human, name)
             judge_items = label_items.values(record, judge, name)
@@ -209,7 +214,9 @@ def reviewer_agreement(
         if len(present) < 2:
             continue
         records += 1
-        for name in label_items.label_names(present):
+        for name in CATALOGUE:
+            if not label_items.applies(record, name, present):
+                continue
             given = [
                 {} if layer is None else label_items.values(record, layer, name) for layer in layers
             ]

@@ -3,8 +3,11 @@
 An *item* is one value a rater gives: a label name on one target of one record
 (``relevant`` on ``0a``). Rules, the same for judge vs human and human vs human:
 
-- A label name is compared on a record only when one of the compared layers carries
-  it there (a trace record's ``rejected`` is not "false", it does not apply).
+- A label name is compared on a record only when its family applies there: the
+  record's task is of that family (``trace``; ``rgb-*``; ``mtrag``; ``longform``;
+  ``ragas``) or one of the compared layers carries a label of that family on the
+  record. A trace record's ``rejected`` is not "false", it does not apply; but a trace
+  record where the judge marked no sentence relevant counts as "all irrelevant".
 - Then every target the record has for that label kind is an item. An absent value
   takes the catalogue default where one is defined (``relevant``/``utilized`` absent =
   false); with no default, an item missing from either layer is not compared.
@@ -51,8 +54,20 @@ def hashable(value: Any) -> Hashable:
     return tuple(value) if isinstance(value, list) else value
 
 
-def applies(name: str, layers: Iterable[Layer]) -> bool:
-    return any(name in layer for layer in layers)
+def task_family(task: str | None) -> str | None:
+    if task is None:
+        return None
+    if task.startswith("rgb"):
+        return "rgb"
+    return task if task in ("trace", "mtrag", "longform", "ragas") else None
+
+
+def applies(record: Record, name: str, layers: Iterable[Layer]) -> bool:
+    """Whether label ``name`` is compared on ``record`` (see the module docstring)."""
+    family = CATALOGUE[name].family
+    if task_family(record.task) == family:
+        return True
+    return any(n in CATALOGUE and CATALOGUE[n].family == family for layer in layers for n in layer)
 
 
 def values(record: Record, layer: Layer, name: str) -> dict[Item, Any]:
@@ -75,9 +90,15 @@ def values(record: Record, layer: Layer, name: str) -> dict[Item, Any]:
     return out
 
 
-def paired(record: Record, judge: Layer, human: Layer, name: str) -> list[tuple[Any, Any]]:
-    """``(judge, human)`` values of every item both layers give on this record."""
-    if not applies(name, (judge, human)):
+def paired(
+    record: Record, judge: Layer, human: Layer, name: str, *, strict: bool = False
+) -> list[tuple[Any, Any]]:
+    """``(judge, human)`` values of every item both layers give on this record.
+
+    ``strict`` (blind passes, which may cover some label kinds only): the label is
+    compared only where the human side gave that very label.
+    """
+    if not (name in human if strict else applies(record, name, (judge, human))):
         return []
     left = values(record, judge, name)
     right = values(record, human, name)

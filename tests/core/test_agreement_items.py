@@ -34,9 +34,20 @@ def test_absent_relevant_is_false_and_every_target_counts():
     assert pairs == [(True, True), (False, True), (False, False)]
 
 
-def test_label_not_on_record_is_not_compared():
-    assert label_items.paired(TRACE, {"relevant": {"0a": True}}, {}, "utilized") == []
-    assert label_items.paired(TRACE, {}, {}, "rejected") == []
+def test_label_family_not_on_record_is_not_compared():
+    untasked = parse_record({"id": "u", "documents": [{"sentences": [["0a", "x"]]}]})
+    assert label_items.paired(untasked, {}, {}, "relevant") == []
+    assert label_items.paired(untasked, {"fact": {}}, {}, "relevant") == []
+    assert label_items.paired(TRACE, {"relevant": {"0a": True}}, {}, "rejected") == []
+    # a sibling label of the same family makes an absent relevant mean "none relevant"
+    assert label_items.paired(untasked, {"supported": {}}, {}, "relevant") == [(False, False)]
+
+
+def test_trace_record_where_the_judge_found_nothing_relevant_counts():
+    # the judge layer has no relevant label at all: every sentence is "not relevant"
+    pairs = label_items.paired(TRACE, {}, {"relevant": {"0b": True}}, "relevant")
+    assert pairs == [(False, False), (False, True), (False, False)]
+    assert label_items.paired(TRACE, {}, {}, "utilized") == [(False, False)] * 3
 
 
 def test_item_without_default_needs_both_values():
@@ -111,7 +122,9 @@ def test_report_on_a_small_constructed_review():
     # binary view positive = S: f1 S/S TP, f2 S/NS FP, f3 IR/IR TN
     assert fact["confusion"] == {"tp": 1, "fp": 1, "fn": 0, "tn": 1}
     assert report["multiclass"]["fact"]["accuracy"] == pytest.approx(2 / 3)
-    assert set(report["labels"]) == {"relevant", "fact"}
+    # trace records: a utilized label nobody gave means "not utilized" on all six
+    assert set(report["labels"]) == {"relevant", "utilized", "fact"}
+    assert report["labels"]["utilized"]["confusion"] == {"tp": 0, "fp": 0, "fn": 0, "tn": 6}
     assert report["records"] == 3
     # independent: only r3 has a blind pass; blind f3 NS vs judge IR is a miss
     ind = report["independent"]
