@@ -220,6 +220,7 @@ def test_works_offline_with_no_nltk_data(tmp_path) -> None:
         "sentences": ["Dr. Who arrived at 5 p.m. on Jan. 3.", "It rained.", "下雨了。", "好冷！"],
     }
     assert list(empty.iterdir()) == []  # nothing was written into the data dir
+    assert [p.name for p in tmp_path.iterdir()] == ["nltk_data"]  # nor into HOME (tmp_path)
 
 
 def test_installed_punkt_tab_model_is_used_when_found(tmp_path) -> None:
