@@ -15,7 +15,7 @@ from ..store import settings as store_settings
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option
-from .session import import_file, open_target, report_errors
+from .session import check_file, open_target, report_errors, store_stream
 
 
 @cli.command("import")
@@ -37,12 +37,21 @@ def import_cmd(
         target = resolve(path, db, dataset)
         if target.input_path is None:
             raise click.ClickException(f"{path}: give an input file to import, not a database")
-        database = open_database(target.db_path)
         assert target.dataset is not None
-        summary, errors = import_file(database, target.input_path, target.dataset, fmt, strict)
-    report_errors(errors)
-    if strict and errors:
-        raise click.ClickException(f"{len(errors)} invalid records; nothing imported (--strict)")
+        # Read (and under --strict validate) before the DB is even created: a file that
+        # cannot be read, or any bad record under --strict, leaves nothing behind. The
+        # records then stream into the DB without being held in memory.
+        if strict:
+            errors = check_file(target.input_path, fmt)
+            if errors:
+                report_errors(errors)
+                raise click.ClickException(
+                    f"{len(errors)} invalid records; nothing imported (--strict)"
+                )
+        fmt, stream = formats.read(target.input_path, fmt)
+        database = open_database(target.db_path)
+        summary, errors = store_stream(database, target.input_path, target.dataset, fmt, stream)
+        report_errors(errors)
     stale = f", {summary.stale} now stale" if summary.stale else ""
     click.echo(
         f"{target.db_path}: dataset {target.dataset!r}: {summary.inserted} new, "
@@ -89,18 +98,29 @@ def export_cmd(
         else:
             raise click.ClickException(f"export as {fmt!r} is not supported")
         config = store_settings.get_all(opened.db, opened.dataset)
-        config["source.document"] = store_records.source_document(opened.db, opened.dataset)
-        config["export.subset"] = reviewed_only
+        # what the writers need beyond the settings (whole-file formats, subsets)
+        writer_config = {
+            **config,
+            "source.document": store_records.source_document(opened.db, opened.dataset),
+            "export.subset": reviewed_only,
+        }
         status = "reviewed" if reviewed_only else None
         total = opened.db.conn.execute(
             "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
         ).fetchone()[0]
         items = store_records.iterate(opened.db, opened.dataset, status=status)
-        out = (
-            sys.stdout
-            if out_path == "-"
-            else Path(out_path).open("w", encoding="utf-8", newline="")
-        )
+        if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
+            from ..store.review_queries import with_gold_metadata
+
+            items = with_gold_metadata(items, config)
+        try:
+            out = (
+                sys.stdout
+                if out_path == "-"
+                else Path(out_path).open("w", encoding="utf-8", newline="")
+            )
+        except OSError as err:
+            raise click.ClickException(f"{out_path}: cannot write: {err.strerror}") from None
         try:
             with progress(f"exporting {opened.dataset}", total) as advance:
 
@@ -109,7 +129,7 @@ def export_cmd(
                         advance(1)
                         yield item
 
-                count = writer(counted(), out, config)
+                count = writer(counted(), out, writer_config)
         finally:
             if out is not sys.stdout:
                 out.close()

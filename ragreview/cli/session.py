@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +25,38 @@ class Opened:
     target: Target
 
 
-class _StrictAbort(Exception):
-    """Raised inside the import transaction to roll it back (``--strict``)."""
+def check_file(path: Path, fmt: str | None = None) -> list[InputError]:
+    """Every per-record error of an input file, reading it once without keeping records
+    (the ``--strict`` pass, made before anything is written). Raises InputError for a
+    file that cannot be read at all (missing, unreadable, empty, unknown format)."""
+    _fmt, stream = formats.read(path, fmt)
+    return [entry for entry in stream if isinstance(entry, InputError)]
+
+
+def store_stream(
+    db: sqlite_utils.Database,
+    path: Path,
+    dataset: str,
+    fmt: str,
+    stream: Iterable[ImportItem | InputError],
+) -> tuple[ImportSummary, list[InputError]]:
+    """Store the valid records of a stream in one transaction, collecting the errors.
+    Records stream through: a 100,000-record file is never held in memory."""
+    errors: list[InputError] = []
+
+    def valid() -> Iterator[ImportItem]:
+        for entry in stream:
+            if isinstance(entry, InputError):
+                errors.append(entry)
+            else:
+                yield entry
+
+    document = formats.source_document(fmt, path)
+    with progress(f"importing {path.name}", None) as advance:
+        summary = store_records.import_records(
+            db, dataset, fmt, str(path), valid(), on_progress=advance, source_document=document
+        )
+    return summary, errors
 
 
 def import_file(
@@ -36,29 +66,14 @@ def import_file(
     fmt: str | None = None,
     strict: bool = False,
 ) -> tuple[ImportSummary, list[InputError]]:
-    """Read and store one input file, streaming records into one transaction. Errors
-    are collected; with ``strict`` the transaction is rolled back when there is any."""
+    """Read and store one input file. Errors are collected; with ``strict`` nothing is
+    written when there is any."""
+    if strict:
+        errors = check_file(path, fmt)
+        if errors:
+            return ImportSummary(), errors
     fmt, stream = formats.read(path, fmt)
-    errors: list[InputError] = []
-
-    def valid() -> Iterator[ImportItem]:
-        for entry in stream:
-            if isinstance(entry, InputError):
-                errors.append(entry)
-            elif not (strict and errors):  # after a strict error, only collect errors
-                yield entry
-        if strict and errors:
-            raise _StrictAbort
-
-    document = formats.source_document(fmt, path)
-    try:
-        with progress(f"importing {path.name}", None) as advance:
-            summary = store_records.import_records(
-                db, dataset, fmt, str(path), valid(), on_progress=advance, source_document=document
-            )
-    except _StrictAbort:
-        return ImportSummary(), errors
-    return summary, errors
+    return store_stream(db, path, dataset, fmt, stream)
 
 
 def report_errors(errors: list[InputError], limit: int = 20) -> None:
@@ -71,12 +86,16 @@ def report_errors(errors: list[InputError], limit: int = 20) -> None:
 def open_target(path: str, db: str | None = None, dataset: str | None = None) -> Opened:
     """The DB for PATH; a source file not yet imported is imported first."""
     target = resolve(path, db, dataset)
+    read = None
+    if target.input_path is not None and not target.db_path.exists():
+        read = formats.read(target.input_path)  # an unreadable file leaves no empty DB behind
     database = open_database(target.db_path)
     names = [d["name"] for d in store_records.datasets(database)]
     if target.input_path is not None:
         assert target.dataset is not None
         if target.dataset not in names:
-            summary, errors = import_file(database, target.input_path, target.dataset)
+            fmt, stream = read or formats.read(target.input_path)
+            summary, errors = store_stream(database, target.input_path, target.dataset, fmt, stream)
             report_errors(errors)
             if errors:
                 click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)

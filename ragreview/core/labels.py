@@ -141,19 +141,21 @@ CATALOGUE: dict[str, LabelSpec] = {
             "context-recall verdict: the reference statement is attributable",
         ),
         LabelSpec(
-            "verdict",
-            "record",
-            "bool",
-            "ragas",
-            "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
-            "verdict ragas' MetricAnnotation export accepts or edits)",
-        ),
-        LabelSpec(
             "context_useful",
             "context",
             "bool",
             "ragas",
             "context-precision verdict: the retrieved context is useful",
+        ),
+        LabelSpec(
+            "verdict",
+            "record",
+            "bool",
+            "ragas",
+            # Not in SPEC §5: ragas' annotation export (MetricAnnotation) carries one
+            # pass/fail verdict per sample, which reviews must be able to correct.
+            "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
+            "verdict ragas' MetricAnnotation export accepts or edits)",
         ),
     )
 }

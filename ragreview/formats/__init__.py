@@ -25,34 +25,72 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
-def _first_object(path: Path, text: str | None) -> tuple[Any, bool]:
-    """(the first record or the whole document, whether the file is JSON Lines)."""
-    if text is None:
-        head = first_line(path)
-        if head is None:
-            read_text(path)  # raises the right error (empty, unreadable, not UTF-8)
+SNIFF_RECORDS = 10  # how many leading records detection looks at
+
+
+def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """(the first few records, for detection; the file's text when it is one JSON
+    document, None for JSON Lines, which are then streamed from disk)."""
+    head = first_line(path)
+    if head is None:
+        read_text(path)  # raises the right error (empty, unreadable, not UTF-8)
+    else:
+        try:
+            parse_json(head)
+        except ValueError:
+            pass
         else:
-            try:
-                return parse_json(head), True
-            except ValueError:
-                pass
-        text = read_text(path)
+            return _leading_objects(path, None), None
+    text = read_text(path)
+    return _candidates(path, text), (None if _is_lines(path, text) else text)
+
+
+def _is_lines(path: Path, text: str) -> bool:
     if is_json_lines(text):
-        for _n, _line, obj in iter_lines(path, text):
-            return obj, True
-    return load_document(path, text), False
+        return True
+    try:
+        load_document(path, text)
+    except InputError:
+        return True  # JSON Lines with a broken first line (see _candidates)
+    return False
 
 
-def _detect(path: Path, first: Any) -> str:
-    candidates = first if isinstance(first, dict) else None
-    if isinstance(first, list) and first and isinstance(first[0], dict):
-        candidates = first[0]
-    if candidates is not None:
+def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
+    """The first few records (objects) of the file, for detection."""
+    if is_json_lines(text):
+        return _leading_objects(path, text)
+    try:
+        document = load_document(path, text)
+    except InputError:
+        # Not one JSON document either: JSON Lines whose first line is broken. Detect
+        # from the good lines so the other records still import and the bad line is
+        # reported where it is (not as a whole-file error at a wrong line).
+        found = _leading_objects(path, text)
+        if found:
+            return found
+        raise
+    if isinstance(document, list):
+        return [obj for obj in document[:SNIFF_RECORDS] if isinstance(obj, dict)]
+    return [document] if isinstance(document, dict) else []
+
+
+def _leading_objects(path: Path, text: str | None) -> list[dict[str, Any]]:
+    found = []
+    for _n, _line, obj in iter_lines(path, text):
+        if isinstance(obj, dict):
+            found.append(obj)
+            if len(found) == SNIFF_RECORDS:
+                break
+    return found
+
+
+def _detect(path: Path, candidates: list[dict[str, Any]]) -> str:
+    for obj in candidates:
         for name, adapter in REGISTRY.items():
-            if adapter.sniff(candidates):
+            if adapter.sniff(obj):
                 return name
-        if "id" in candidates:
-            return native.NAME
+    if any("id" in obj for obj in candidates):
+        return native.NAME
     raise InputError(
         str(path),
         1,
@@ -62,9 +100,13 @@ def _detect(path: Path, first: Any) -> str:
 
 
 def detect(path: Path, text: str | None = None) -> str:
-    """The format of ``path``, from its first record."""
-    first, _lines = _first_object(path, text)
-    return _detect(path, first)
+    """The format of ``path``, from its first records.
+
+    Several records are looked at, not only the first, so that one broken or
+    incomplete leading record does not make the whole file unreadable.
+    """
+    candidates = _head(path)[0] if text is None else _candidates(path, text)
+    return _detect(path, candidates)
 
 
 def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem | InputError]]:
@@ -74,10 +116,10 @@ def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem |
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
         )
-    first, lines = _first_object(path, None)
+    candidates, text = _head(path)
     if fmt is None:
-        fmt = _detect(path, first)
-    return fmt, REGISTRY[fmt].read(path, None if lines else read_text(path))
+        fmt = _detect(path, candidates)
+    return fmt, REGISTRY[fmt].read(path, text)
 
 
 def adapter(fmt: str) -> ModuleType:

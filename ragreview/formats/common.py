@@ -135,32 +135,16 @@ def _names(types: type | tuple) -> str:
 
 def keyed_document(doc_index: int, text: str) -> list[list[str]]:
     """``[[key, sentence], …]`` for one raw document, keys ``0a``, ``0b``, …"""
-    try:
-        from ..services import sentencizer  # lazy: nltk must not load with the formats
-    except ImportError:
-        return _temporary_keyed(text, f"{doc_index}")
+    from ..services import sentencizer  # lazy: nltk must not load with the formats
+
     return [[k, s] for k, s in sentencizer.keyed_document(doc_index, text)]
 
 
 def keyed_response(text: str) -> list[list[str]]:
     """``[[key, sentence], …]`` for a raw response, keys ``a``, ``b``, …"""
-    try:
-        from ..services import sentencizer
-    except ImportError:
-        return _temporary_keyed(text, "")
+    from ..services import sentencizer
+
     return [[k, s] for k, s in sentencizer.keyed_response(text)]
-
-
-def _temporary_keyed(text: str, prefix: str) -> list[list[str]]:
-    """TEMPORARY until ``services.sentencizer`` lands on main: split after . ! ? 。！？
-    followed by space (or after the CJK marks), keeping the text unaltered."""
-    import re
-
-    from ..core.keys import letters
-
-    parts = re.split(r"(?<=[.!?])\s+|(?<=[。！？])", text)
-    sentences = [p for p in parts if p.strip()]
-    return [[f"{prefix}{letters(i)}", s] for i, s in enumerate(sentences)]
 
 
 # -- writing back ----------------------------------------------------------------------
