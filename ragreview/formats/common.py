@@ -23,7 +23,7 @@ import orjson
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, parse_record
-from .jsonio import lines_of
+from .jsonio import raw_lines
 
 
 @dataclass
@@ -81,18 +81,20 @@ def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None
     """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
     write them), counted; None when any line does not start that way. Lets records
     stream without holding the whole file's records in memory."""
-    match = re.compile(
+    pattern = (
         r'[ \t]*\{[ \t]*"' + re.escape(field) + r'"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|-?\d+)[ \t]*[,}]'
-    ).match
+    )
+    match = re.compile(pattern.encode()).match  # bytes: only the id needs decoding
+    lines = raw_lines(path) if text is None else (line.encode() for line in text.split("\n"))
     counts: Counter[str] = Counter()
-    for line in lines_of(path) if text is None else text.split("\n"):
+    for line in lines:
         found = match(line)
         if found is None:
             if line and not line.isspace():
                 return None  # a line that does not start with the id
             continue
         token = found.group(1)
-        counts[str(orjson.loads(token)) if token.startswith('"') else str(int(token))] += 1
+        counts[str(orjson.loads(token)) if token.startswith(b'"') else str(int(token))] += 1
     return counts
 
 

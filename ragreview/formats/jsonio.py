@@ -116,12 +116,20 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
             )
 
 
-def lines_of(path: Path) -> Iterator[str]:
-    """The raw non-empty lines of a file, streamed (undecodable lines skipped: the
-    reader reports them)."""
-    for _number, line in _file_lines(path):
-        if isinstance(line, str):
-            yield line
+def raw_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as bytes (a leading BOM removed), streamed."""
+    try:
+        fh = path.open("rb")
+    except OSError as err:
+        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+    with fh:
+        first = True
+        for raw in fh:
+            if first:
+                first = False
+                if raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+            yield raw
 
 
 def load_document(path: Path, text: str | None = None) -> Any:
