@@ -1,0 +1,1 @@
+"""The outside world, imported lazily: sentencizer (nltk), judge (openai)."""
