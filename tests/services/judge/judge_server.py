@@ -87,8 +87,8 @@ class State:
     files: dict[str, bytes] = field(default_factory=dict)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    hold: threading.Event | None = None  # chat calls wait for this when set up
-    arrived: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+    hold_after: int | None = None  # chat calls after this many wait for ``release``
+    release: threading.Event = field(default_factory=threading.Event)
 
     def chat_count(self) -> int:
         return sum(1 for r in self.requests if r["path"].endswith("/chat/completions"))
@@ -187,9 +187,11 @@ class Handler(BaseHTTPRequestHandler):
         prompt = req["messages"][0]["content"]
         with self.state.lock:
             self.state.chat_prompts.append(prompt)
-        self.state.arrived.release()
-        if self.state.hold is not None:
-            self.state.hold.wait(30)
+            held = self.state.hold_after is not None and (
+                len(self.state.chat_prompts) > self.state.hold_after
+            )
+        if held:
+            self.state.release.wait(30)
         rule = self._rule(prompt)
         if rule is not None:
             if rule.fault == "slow":
@@ -308,7 +310,6 @@ class JudgeServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self.state.hold is not None:
-            self.state.hold.set()
+        self.state.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
