@@ -45,13 +45,13 @@ def oracle(prompt: str) -> dict[str, Any]:
             "sentence_support_information": info,
             "all_utilized_sentence_keys": doc_keys[:1],
         }
-    if '"idk"' in prompt:
-        return {"explanation": "…", "idk": "yes" if "don't know" in prompt else "no"}
+    if '"idk"' in prompt:  # the last fenced block is the response
+        return {"explanation": "…", "idk": "yes" if "don't know" in blocks[-1] else "no"}
     if '"rejected"' in prompt:
         return {
             "explanation": "…",
-            "rejected": "insufficient information" in prompt,
-            "error_detected": "factual errors" in prompt,
+            "rejected": "insufficient information" in blocks[-1],
+            "error_detected": "factual errors" in blocks[-1],
         }
     if '"facts"' in prompt:
         block = prompt.rsplit("Atomic facts (key. text):", 1)[1]

@@ -167,3 +167,86 @@ def test_retry_after_header_forms():
     assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0  # past
     assert retry_after({"retry-after": "soon"}) is None
     assert retry_after({}) is None
+
+
+def test_auto_task_labels_every_kind_of_record(judge_server, tmp_path):
+    from conftest import write_jsonl
+
+    from ragreview.cli.session import import_file
+    from ragreview.store import open_database
+
+    records = [
+        {
+            "id": "m-yes",
+            "task": "mtrag",
+            "conversation": [{"speaker": "user", "text": "X?"}],
+            "response": [["a", "Sorry, I don't know."]],
+        },
+        {"id": "m-no", "task": "mtrag", "question": "Y?", "response": [["a", "It is Y."]]},
+        {
+            "id": "rgb-noise",
+            "task": "rgb-noise",
+            "question": "Who?",
+            "documents": [{"sentences": [["0a", "Ernaux won."]]}],
+            "response": [["a", "I can not answer because of the insufficient information."]],
+        },
+        {
+            "id": "rgb-fact",
+            "task": "rgb-counterfactual",
+            "question": "Who?",
+            "counterfactual": ["Someone"],
+            "documents": [{"sentences": [["0a", "Someone won."]]}],
+            "response": [["a", "There are factual errors in the provided documents."]],
+        },
+        {
+            "id": "bio-rated",
+            "task": "longform",
+            "response": [["a", "Ada was English."]],
+            "facts": [["f1", "Ada was English.", "a"], ["f2", "Ada was born.", "a"]],
+        },
+        {
+            "id": "bio-split",
+            "task": "longform",
+            "question": "Bio?",
+            "response": [["a", "Ada was born in 1815."], ["b", "She flew to Mars."]],
+        },
+        {"id": "other", "task": "ragas", "response": [["a", "x"]]},
+    ]
+    path = write_jsonl(tmp_path / "mixed.jsonl", records)
+    db = open_database(tmp_path / "mixed.db")
+    import_file(db, path, "mixed")
+    _, stats = run(db, "mixed", config(judge_server, task="auto"))
+    assert (stats.labelled, stats.skipped, stats.errors) == (6, 1, 0)
+    got = {
+        s.id: (s.judge, [list(f.__dict__.values()) for f in s.record.facts])
+        for s in store_records.iterate(db, "mixed")
+    }
+    assert got["m-yes"][0] == {"idk": {"*": 1}} and got["m-no"][0] == {"idk": {"*": 0}}
+    assert got["rgb-noise"][0] == {"rejected": {"*": True}}
+    assert got["rgb-fact"][0] == {"rejected": {"*": False}, "error_detected": {"*": True}}
+    assert got["bio-rated"][0] == {"fact": {"f1": "S", "f2": "S"}}
+    assert got["bio-split"] == (
+        {"fact": {"f1": "S", "f2": "NS"}},
+        [["f1", "Ada was born in 1815.", "a"], ["f2", "She flew to Mars.", "b"]],
+    )
+    assert got["other"][0] == {}
+
+
+def test_metrics_follow_from_the_judge_labels(judge_server, trace_db):
+    """Active once the metrics engine is merged: per-record TRACe from the new labels."""
+    pytest.importorskip("ragreview.core.metrics")
+    from ragreview.store import metric_rows
+
+    run(trace_db, "trace", config(judge_server))
+    # 5 document sentences, R = {0a, 1a}, U = {0a}, response sentence b unsupported
+    expected = {
+        "trace.relevance": 2 / 5,
+        "trace.utilization": 1 / 5,
+        "trace.completeness": 1 / 2,
+        "trace.adherence": 0.0,
+    }
+    for stored in store_records.iterate(trace_db, "trace"):
+        values = metric_rows.record_values(trace_db, stored.rowid)["judge"]
+        assert {k: values[k] for k in expected} == pytest.approx(expected)
+    summary = metric_rows.dataset_summary(trace_db, "trace")
+    assert {k: summary["judge"][k] for k in expected} == pytest.approx(expected)
