@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,7 +108,8 @@ def judge(
     templates = {task: Path(prompt_file).read_text("utf-8")} if prompt_file else {}
     config = JudgeConfig(
         model=model or "",
-        base_url=base_url,
+        # the openai client falls back to $OPENAI_BASE_URL: record what is really used
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
         api_key_env=api_key_env,
         task=task,
         concurrency=concurrency,
@@ -122,6 +124,7 @@ def judge(
     with user_errors():
         opened = open_target(path, db, dataset)
         try:
+            # Ctrl-C: finished records are already committed; say how to resume
             if dry_run:
                 _dry_run(opened.db, opened.dataset, config)
             elif collect:
@@ -132,6 +135,13 @@ def judge(
                 _online(opened.db, opened.dataset, config, path)
         except JudgeAbort as err:
             raise click.ClickException(str(err)) from None
+        except KeyboardInterrupt:
+            click.echo(
+                "interrupted: finished records are saved; run the same command again to "
+                "resume (answered prompts come from the cache)",
+                err=True,
+            )
+            raise SystemExit(130) from None
 
 
 def _dry_run(db: sqlite_utils.Database, dataset: str, config) -> None:
@@ -185,15 +195,7 @@ def _online(db: sqlite_utils.Database, dataset: str, config, path: str) -> None:
     from ..services.judge.runner import count_records, run
 
     with _progress_bar(count_records(db, dataset), config) as update:
-        try:
-            run_id, stats = run(db, dataset, config, on_progress=update)
-        except KeyboardInterrupt:
-            click.echo(
-                "interrupted: finished records are saved; run the same command again to "
-                "resume (answered prompts come from the cache)",
-                err=True,
-            )
-            raise SystemExit(130) from None
+        run_id, stats = run(db, dataset, config, on_progress=update)
     click.echo(f"run {run_id} ({config.model}): {_summary(stats, config)}")
     if stats.errors:
         click.echo(f"see the errors with: ragreview log {path} --errors", err=True)

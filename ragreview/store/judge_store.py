@@ -129,6 +129,14 @@ def get_run(db: sqlite_utils.Database, run_id: str) -> dict[str, Any] | None:
     return None if row is None else dict(zip([d[0] for d in cur.description], row))
 
 
+def last_run(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] | None:
+    """The dataset's latest judge run (the TUI's default model and endpoint)."""
+    row = db.conn.execute(
+        "SELECT id FROM judge_runs WHERE dataset = ? ORDER BY started DESC LIMIT 1", (dataset,)
+    ).fetchone()
+    return None if row is None else get_run(db, row[0])
+
+
 # -- the judge layer ----------------------------------------------------------------
 
 

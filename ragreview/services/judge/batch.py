@@ -19,7 +19,7 @@ import sqlite_utils
 
 from ...store import judge_store
 from ...store import records as store_records
-from .client import JudgeConfig, Stats, api_key, sync_client
+from .client import JudgeConfig, Stats, api_key, scrub, sync_client
 from .runner import Job, count_records, plan, save
 from .tasks import OutputError, parse, task_for
 
@@ -191,7 +191,7 @@ def _collect_one(
                 )
                 report.labelled += 1
                 continue
-        judge_store.add_error(db, rowid, run_id, task_name, problem or "no reply")
+        judge_store.add_error(db, rowid, run_id, task_name, scrub(problem or "no reply", config))
         report.errors += 1
     for cid, (rowid, task_name, _) in items.items():
         if cid not in seen:

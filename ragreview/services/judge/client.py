@@ -151,6 +151,13 @@ def backoff_delay(
     return rng(ceiling / 2, ceiling)
 
 
+def scrub(text: str, config: JudgeConfig) -> str:
+    """Server-supplied text with our key masked, should a server echo it back: error
+    messages are stored and printed, the key must never be."""
+    key = os.environ.get(config.api_key_env)
+    return text.replace(key, "***") if key and len(key) >= 4 else text
+
+
 def _classify(err: Exception) -> tuple[str, float | None, str]:
     """(retry | fail | abort, server wait, description) for an openai exception."""
     import openai
@@ -193,6 +200,7 @@ async def chat(
             )
         except Exception as err:  # noqa: BLE001 - classified below, unknown ones re-raised
             action, wait, text = _classify(err)
+            text = scrub(text, config)
             if action == "abort":
                 raise JudgeAbort(
                     f"{config.base_url or 'OpenAI'} refused the request: {text}"

@@ -17,7 +17,7 @@ import sqlite_utils
 from ...core.record import Record
 from ...store import judge_store
 from ...store import records as store_records
-from .client import JudgeAbort, JudgeConfig, RequestFailed, Stats, async_client, chat
+from .client import JudgeAbort, JudgeConfig, RequestFailed, Stats, async_client, chat, scrub
 from .tasks import OutputError, Parsed, Task, default_template, parse, render, task_for
 
 Progress = Callable[[Stats], None]
@@ -126,7 +126,7 @@ async def judge_one(
                 raise OutputError("the reply is empty")
             parsed = parse(job.task, job.record, content)
         except OutputError as err:
-            problem = f"invalid output: {err}"
+            problem = scrub(f"invalid output: {err}", config)
             messages = [
                 messages[0],
                 {"role": "assistant", "content": content or ""},

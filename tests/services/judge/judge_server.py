@@ -77,6 +77,7 @@ class Rule:
     times: int = 1
     retry_after: str | None = None
     delay: float = 0.0
+    echo_auth: bool = False
 
 
 @dataclass
@@ -198,9 +199,10 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(rule.delay)
             elif rule.fault in ("429", "500", "401"):
                 headers = {"Retry-After": rule.retry_after} if rule.retry_after else {}
-                self._send(
-                    int(rule.fault), {"error": {"message": f"injected {rule.fault}"}}, headers
-                )
+                message = f"injected {rule.fault}"
+                if rule.echo_auth:  # a careless server repeating the credentials
+                    message += f" for {self.headers.get('Authorization')}"
+                self._send(int(rule.fault), {"error": {"message": message}}, headers)
                 return
             elif rule.fault == "malformed":
                 self._send(200, completion(req["model"], "Sure! {not json", prompt))

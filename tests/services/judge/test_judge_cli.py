@@ -86,7 +86,7 @@ def test_judge_labels_reruns_free_and_never_leaks_the_key(judge_server, trace_fi
 
 
 def test_errors_show_in_log_and_json_log_keeps_its_shape(judge_server, trace_file):
-    judge_server.inject("500", match="number 5?", times=100)
+    judge_server.inject("500", match="number 5?", times=100, echo_auth=True)
     proc = ragreview(*judge_args(trace_file, judge_server, "--max-retries", "1"))
     assert proc.returncode == 0, proc.stderr
     assert "7 labelled (0 from cache), 1 errors" in proc.stdout
@@ -94,7 +94,9 @@ def test_errors_show_in_log_and_json_log_keeps_its_shape(judge_server, trace_fil
 
     text = ragreview("log", str(trace_file))
     assert "judge judge-test  trace   q5" in text.stdout
-    assert "HTTP 500: injected 500 after 2 attempts" in text.stdout
+    assert "HTTP 500: injected 500 for Bearer *** after 2 attempts" in text.stdout
+    assert SECRET not in text.stdout
+    assert SECRET.encode() not in trace_file.with_suffix(".ragreview.db").read_bytes()
     events_only = ragreview("log", str(trace_file), "--json")
     assert events_only.stdout == ""  # no human event yet, and no judge line mixed in
     errors = [
