@@ -175,6 +175,10 @@ def _classify(err: Exception) -> tuple[str, float | None, str]:
         if code in (401, 403, 404):
             return "abort", None, text
         return "fail", None, text
+    if isinstance(err, (openai.APIResponseValidationError, ValueError)):
+        # HTTP 200 whose body is not a chat completion (a proxy's error page, a cut-off
+        # body): the client raises the JSON decoder's error. Transient: try again.
+        return "retry", None, f"unreadable response from the server ({type(err).__name__})"
     raise err
 
 

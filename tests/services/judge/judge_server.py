@@ -204,6 +204,9 @@ class Handler(BaseHTTPRequestHandler):
                     message += f" for {self.headers.get('Authorization')}"
                 self._send(int(rule.fault), {"error": {"message": message}}, headers)
                 return
+            elif rule.fault == "bad-json-body":  # a broken proxy: HTTP 200, not JSON
+                self._send(200, b'{"id": "chatcmpl-1", "choices": [')
+                return
             elif rule.fault == "malformed":
                 self._send(200, completion(req["model"], "Sure! {not json", prompt))
                 return

@@ -64,9 +64,10 @@ def test_survives_429_500_timeouts_and_malformed_output(judge_server, trace_db):
     judge_server.inject("500", match="number 2?", times=2)
     judge_server.inject("slow", match="number 3?", delay=2.0)
     judge_server.inject("malformed", match="number 4?", times=2)
+    judge_server.inject("bad-json-body", match="number 7?")
     _, stats = run(trace_db, "trace", config(judge_server, timeout=0.5))
     assert (stats.labelled, stats.errors) == (8, 0)
-    assert judge_server.state.chat_count() == 8 + 1 + 2 + 1 + 2 == stats.requests
+    assert judge_server.state.chat_count() == 8 + 1 + 2 + 1 + 2 + 1 == stats.requests
     assert all(layer == EXPECTED_TRACE for layer in judge_layers(trace_db).values())
     # Retry-After: 1 was honoured (our own backoff would have waited ≤ 0.05 s)
     times = [
@@ -88,23 +89,27 @@ def test_survives_429_500_timeouts_and_malformed_output(judge_server, trace_db):
 def test_exhausted_retries_become_per_record_errors(judge_server, trace_db):
     judge_server.inject("500", match="number 5?", times=100)
     judge_server.inject("malformed", match="number 6?", times=100)
+    judge_server.inject("bad-json-body", match="number 7?", times=100)
     run_id, stats = run(trace_db, "trace", config(judge_server, max_retries=2))
-    assert (stats.labelled, stats.errors) == (6, 2)
+    assert (stats.labelled, stats.errors) == (5, 3)
     layers = judge_layers(trace_db)
     assert layers["q5"] == {} and layers["q6"] == {} and layers["q0"] == EXPECTED_TRACE
     errors = {e.record: e for e in judge_store.iter_errors(trace_db, dataset="trace")}
-    assert set(errors) == {"q5", "q6"}
+    assert set(errors) == {"q5", "q6", "q7"}
+    assert errors["q7"].message == (
+        "unreadable response from the server (JSONDecodeError) after 3 attempts"
+    )
     assert errors["q5"].message == "HTTP 500: injected 500 after 3 attempts"
     assert errors["q6"].message.startswith("invalid output: the reply holds no JSON object")
     assert errors["q5"].run == run_id and errors["q5"].task == "trace"
-    assert judge_store.get_run(trace_db, run_id)["errors"] == 2
+    assert judge_store.get_run(trace_db, run_id)["errors"] == 3
 
     # the next run labels them and marks the errors resolved; nothing else is asked again
     judge_server.state.rules.clear()
     calls = judge_server.state.chat_count()
     run_id2, stats2 = run(trace_db, "trace", config(judge_server))
-    assert judge_server.state.chat_count() - calls == 2
-    assert (stats2.labelled, stats2.cached, stats2.errors) == (8, 6, 0)
+    assert judge_server.state.chat_count() - calls == 3
+    assert (stats2.labelled, stats2.cached, stats2.errors) == (8, 5, 0)
     assert judge_store.iter_errors(trace_db, dataset="trace", unresolved=True) == []
     assert {e.resolved for e in judge_store.iter_errors(trace_db)} == {run_id2}
 
