@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import sqlite_utils
@@ -17,6 +18,7 @@ import sqlite_utils
 from ...core.record import Record
 from ...store import judge_store
 from ...store import records as store_records
+from ...store.db import write
 from .client import JudgeAbort, JudgeConfig, RequestFailed, Stats, async_client, chat, scrub
 from .tasks import OutputError, Parsed, Task, default_template, parse, render, task_for
 
@@ -73,6 +75,41 @@ def correction(error: OutputError) -> str:
     )
 
 
+class Writer:
+    """Group commit: results are written in one transaction per group, not one each.
+
+    A durable commit costs an fsync (about 3 ms here), which would otherwise pace a
+    100,000-record run. Each result is still all-or-nothing (its cached reply, labels
+    and facts go in together); groups are flushed when full, every ``FLUSH_SECONDS``,
+    and on the way out, Ctrl-C included, so every finished call is kept.
+    """
+
+    LIMIT = 64
+    FLUSH_SECONDS = 0.5
+
+    def __init__(self, db: sqlite_utils.Database) -> None:
+        self.db = db
+        self.pending: list[Callable[[], None]] = []
+
+    def add(self, op: Callable[[], None]) -> None:
+        self.pending.append(op)
+        if len(self.pending) >= self.LIMIT:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        ops, self.pending = self.pending, []
+        with write(self.db.conn):
+            for op in ops:
+                op()
+
+    async def flush_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(self.FLUSH_SECONDS)
+            self.flush()
+
+
 def save(
     db: sqlite_utils.Database,
     job: Job,
@@ -94,10 +131,11 @@ def save(
 
 
 async def judge_one(
-    db: sqlite_utils.Database, client: Any, config: JudgeConfig, job: Job, run_id: str, stats: Stats
+    writer: Writer, client: Any, config: JudgeConfig, job: Job, run_id: str, stats: Stats
 ) -> None:
     """Label one record: from the cache when possible, else by asking the model (with
     a corrective follow-up when its reply is malformed). Failures become a record error."""
+    db = writer.db
     if config.use_cache:
         hit = judge_store.cached(db, job.key)
         if hit is not None:
@@ -106,7 +144,7 @@ async def judge_one(
             except OutputError:
                 pass  # a cached reply the current rules reject: ask again
             else:
-                save(db, job, run_id, parsed, config.model, None)
+                writer.add(partial(save, db, job, run_id, parsed, config.model, None))
                 stats.cached += 1
                 stats.labelled += 1
                 return
@@ -134,10 +172,10 @@ async def judge_one(
             ]
             continue
         response = judge_store.CachedResponse(content, p_total, c_total)
-        save(db, job, run_id, parsed, config.model, response)
+        writer.add(partial(save, db, job, run_id, parsed, config.model, response))
         stats.labelled += 1
         return
-    judge_store.add_error(db, job.rowid, run_id, job.task.name, problem)
+    writer.add(partial(judge_store.add_error, db, job.rowid, run_id, job.task.name, problem))
     stats.errors += 1
 
 
@@ -161,15 +199,21 @@ async def _run_jobs(
 
         async def work() -> None:
             while (job := await queue.get()) is not None:
-                await judge_one(db, client, config, job, run_id, stats)
+                await judge_one(writer, client, config, job, run_id, stats)
                 stats.done += 1
                 if on_progress is not None:
                     on_progress(stats)
 
-        async with asyncio.TaskGroup() as group:
-            group.create_task(produce())
-            for _ in range(workers):
-                group.create_task(work())
+        writer = Writer(db)
+        flusher = asyncio.create_task(writer.flush_periodically())
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(produce())
+                for _ in range(workers):
+                    group.create_task(work())
+        finally:
+            flusher.cancel()
+            writer.flush()  # runs on Ctrl-C too: nothing finished is lost
 
 
 def run(
