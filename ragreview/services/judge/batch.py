@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
+from itertools import chain
 from typing import IO, Any
 
 import sqlite_utils
@@ -20,7 +23,7 @@ import sqlite_utils
 from ...store import judge_store
 from ...store import records as store_records
 from .client import JudgeConfig, Stats, api_key, scrub, sync_client
-from .runner import Job, count_records, plan, save
+from .runner import Job, Writer, count_records, plan, save
 from .tasks import OutputError, parse, task_for
 
 BATCH_LIMIT = 50_000
@@ -82,12 +85,14 @@ def submit(
         items.clear()
 
     status = "interrupted"
+    writer = Writer(db)
     try:
         for job in plan(db, dataset, config, stats):
             hit = judge_store.cached(db, job.key) if config.use_cache else None
             if hit is not None:
                 try:
-                    save(db, job, run_id, parse(job.task, job.record, hit.text), config.model, None)
+                    parsed = parse(job.task, job.record, hit.text)
+                    writer.add(partial(save, db, job, run_id, parsed, config.model, None))
                 except OutputError:
                     pass
                 else:
@@ -103,23 +108,22 @@ def submit(
         flush()
         status = "submitted" if reports else "finished"
     finally:
+        writer.flush()
         if spool is not None:
             spool.close()
         judge_store.finish_run(db, run_id, status, stats.as_dict())
     return run_id, stats, reports
 
 
-def _lines(client: Any, file_id: str | None) -> list[dict[str, Any]]:
+def _lines(client: Any, file_id: str | None) -> Iterator[dict[str, Any]]:
     if not file_id:
-        return []
-    out = []
+        return
     for line in client.files.content(file_id).iter_lines():
         if line.strip():
             try:
-                out.append(json.loads(line))
+                yield json.loads(line)
             except ValueError:
                 continue  # a broken line leaves its item without output: reported below
-    return out
 
 
 def _reply(line: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
@@ -162,7 +166,9 @@ def _collect_one(
     report.requests = len(items)
     seen: set[str] = set()
     run_id, model = pending["run"], pending["model"]
-    for line in _lines(client, batch.output_file_id) + _lines(client, batch.error_file_id):
+    writer = Writer(db)
+    lines = chain(_lines(client, batch.output_file_id), _lines(client, batch.error_file_id))
+    for line in lines:
         cid = line.get("custom_id")
         if cid not in items or cid in seen:
             continue
@@ -181,22 +187,19 @@ def _collect_one(
                 problem = f"invalid output: {err}"
             else:
                 job = Job(rowid, stored.record, task, "", key)
-                save(
-                    db,
-                    job,
-                    run_id,
-                    parsed,
-                    model,
-                    judge_store.CachedResponse(content, p_tok, c_tok),
-                )
+                reply = judge_store.CachedResponse(content, p_tok, c_tok)
+                writer.add(partial(save, db, job, run_id, parsed, model, reply))
                 report.labelled += 1
                 continue
-        judge_store.add_error(db, rowid, run_id, task_name, scrub(problem or "no reply", config))
+        message = scrub(problem or "no reply", config)
+        writer.add(partial(judge_store.add_error, db, rowid, run_id, task_name, message))
         report.errors += 1
     for cid, (rowid, task_name, _) in items.items():
         if cid not in seen:
-            judge_store.add_error(db, rowid, run_id, task_name, f"batch {batch.status}: no reply")
+            message = f"batch {batch.status}: no reply"
+            writer.add(partial(judge_store.add_error, db, rowid, run_id, task_name, message))
             report.errors += 1
+    writer.flush()
     judge_store.set_batch_status(db, batch.id, batch.status, collected=True)
     return report
 
