@@ -37,7 +37,13 @@ TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
     type=click.Path(exists=True, dir_okay=False),
     help="Replace the task's prompt template with this file.",
 )
-@click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=4,
+    show_default=True,
+    help="Requests in flight at once.",
+)
 @click.option(
     "--api-key-env",
     metavar="NAME",

@@ -268,13 +268,17 @@ class JudgeServer:
         with self.state.lock:
             self.state.rules.append(Rule(fault, match, times, **kw))
 
-    def complete_batches(self) -> None:
-        """Run every submitted batch through the oracle (and the injected rules)."""
+    def complete_batches(self, status: str = "completed", drop: str | None = None) -> None:
+        """Run every submitted batch through the oracle (and the injected rules); with
+        ``drop``, requests whose prompt contains it get no output line (as when a batch
+        expires half done)."""
         for batch in self.state.batches.values():
             lines, errors = [], []
             for raw in self.state.files[batch["input_file_id"]].splitlines():
                 item = json.loads(raw)
                 prompt = item["body"]["messages"][0]["content"]
+                if drop is not None and drop in prompt:
+                    continue
                 rule = self._rule_for(prompt)
                 if rule is not None and rule.fault == "500":
                     errors.append(
@@ -300,7 +304,7 @@ class JudgeServer:
             self.state.files[out_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
             self.state.files[err_id] = "".join(json.dumps(x) + "\n" for x in errors).encode()
             batch.update(
-                status="completed", output_file_id=out_id, error_file_id=err_id if errors else None
+                status=status, output_file_id=out_id, error_file_id=err_id if errors else None
             )
 
     def _rule_for(self, prompt: str) -> Rule | None:

@@ -62,3 +62,20 @@ def test_batch_submit_and_collect_round_trip(judge_server, trace_file, tmp_path)
     assert all(layer == EXPECTED_TRACE for layer in db_layers(db_path).values())
     for path in tmp_path.iterdir():
         assert SECRET.encode() not in path.read_bytes()
+
+
+def test_an_expired_batch_keeps_what_finished_and_reports_the_rest(judge_server, trace_db):
+    from ragreview.services.judge import JudgeConfig
+    from ragreview.services.judge.batch import collect, submit
+
+    cfg = JudgeConfig(model="judge-test", base_url=judge_server.base_url, task="trace")
+    run_id, stats, reports = submit(trace_db, "trace", cfg)
+    assert [(r.status, r.requests) for r in reports] == [("validating", 8)]
+    assert judge_store.get_run(trace_db, run_id)["status"] == "submitted"
+    judge_server.complete_batches(status="expired", drop="number 3?")
+    stats, reports = collect(trace_db, "trace", cfg)
+    assert [(r.status, r.labelled, r.errors) for r in reports] == [("expired", 7, 1)]
+    (error,) = judge_store.iter_errors(trace_db, unresolved=True)
+    assert (error.record, error.message, error.run) == ("q3", "batch expired: no reply", run_id)
+    assert judge_store.get_run(trace_db, run_id)["status"] == "finished"
+    assert judge_store.pending_batches(trace_db, "trace") == []
