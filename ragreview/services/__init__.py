@@ -1,1 +1,4 @@
-"""The outside world, imported lazily: sentencizer (nltk), judge (openai)."""
+"""The outside world (NLTK, LLM endpoints), each imported lazily by its own module.
+
+Nothing is imported here, so ``import ragreview.services`` stays cheap.
+"""

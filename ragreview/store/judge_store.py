@@ -12,15 +12,16 @@ import sqlite3
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
-
-import sqlite_utils
 
 from ..core.labels import Layer
 from . import metric_rows
 from .db import write
 from .records import dumps, loads, now
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 
 def cache_key(model: str, prompt: str) -> str:

@@ -2,46 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from judge_server import JudgeServer
 
 from ragreview.cli.session import import_file
 from ragreview.store import open_database
 
-
-def trace_records(n: int) -> list[dict]:
-    """n unlabelled TRACe records: documents 0a-0c and 1a-1b, response a and b."""
-    return [
-        {
-            "id": f"q{i}",
-            "task": "trace",
-            "question": f"Question number {i}?",
-            "documents": [
-                {"sentences": [["0a", f"Fact one of {i}."], ["0b", "Filler."], ["0c", "More."]]},
-                {"sentences": [["1a", f"Second doc about {i}."], ["1b", "Noise."]]},
-            ],
-            "response": [["a", f"Answer {i} from doc zero."], ["b", "An unsupported claim."]],
-        }
-        for i in range(n)
-    ]
-
-
-# What the server's oracle answers for every record of trace_records.
-EXPECTED_TRACE = {
-    "relevant": {"0a": True, "1a": True},
-    "utilized": {"0a": True},
-    "supported": {"a": True, "b": False},
-    "support_keys": {"a": ["0a"], "b": []},
-}
-
-
-def write_jsonl(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
+from .helpers import trace_records, write_jsonl
+from .judge_server import JudgeServer
 
 
 @pytest.fixture
@@ -65,6 +35,8 @@ def trace_db(trace_file: Path):
 
 
 @pytest.fixture(autouse=True)
-def _no_real_key(monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory) -> None:
+    """No real key or endpoint leaks in; children get a HOME inside tmp."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))

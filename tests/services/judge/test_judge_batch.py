@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import EXPECTED_TRACE
-from test_judge_cli import SECRET, db_layers, judge_args, ragreview
-
 from ragreview.store import judge_store, open_database
+
+from .helpers import EXPECTED_TRACE, SECRET, db_layers, judge_args, ragreview
 
 
 def test_batch_submit_and_collect_round_trip(judge_server, trace_file, tmp_path):

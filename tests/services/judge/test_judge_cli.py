@@ -3,60 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
-
-from conftest import EXPECTED_TRACE
 
 from ragreview.store import judge_store, open_database
-from ragreview.store import records as store_records
 
-ROOT = Path(__file__).resolve().parents[3]
-SECRET = "sk-ragreview-test-7Qx9SECRETzz41"
-
-
-def env(**extra: str) -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    out["PYTHONPATH"] = str(ROOT) + os.pathsep + out.get("PYTHONPATH", "")
-    out.update(extra)
-    return out
-
-
-def ragreview(*args: str, key: str | None = SECRET) -> subprocess.CompletedProcess:
-    extra = {"OPENAI_API_KEY": key} if key else {}
-    return subprocess.run(
-        [sys.executable, "-m", "ragreview", *args],
-        env=env(**extra),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def judge_args(path: Path, server, *more: str) -> list[str]:
-    return [
-        "judge",
-        str(path),
-        "--model",
-        "judge-test",
-        "--base-url",
-        server.base_url,
-        "--task",
-        "trace",
-        *more,
-    ]
-
-
-def db_layers(db_path: Path) -> dict[str, dict]:
-    db = open_database(db_path)
-    try:
-        return {s.id: s.judge for s in store_records.iterate(db, "trace")}
-    finally:
-        db.conn.close()
+from .helpers import EXPECTED_TRACE, SECRET, db_layers, env, judge_args, ragreview
 
 
 def test_judge_labels_reruns_free_and_never_leaks_the_key(judge_server, trace_file, tmp_path):

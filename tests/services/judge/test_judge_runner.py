@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from conftest import EXPECTED_TRACE
 
 from ragreview.services.judge import JudgeAbort, JudgeConfig, rejudge_record, run
 from ragreview.services.judge.client import backoff_delay, retry_after
 from ragreview.store import history, judge_store
 from ragreview.store import records as store_records
+
+from .helpers import EXPECTED_TRACE, write_jsonl
 
 
 def config(server, **kw) -> JudgeConfig:
@@ -175,8 +176,6 @@ def test_retry_after_header_forms():
 
 
 def test_auto_task_labels_every_kind_of_record(judge_server, tmp_path):
-    from conftest import write_jsonl
-
     from ragreview.cli.session import import_file
     from ragreview.store import open_database
 
