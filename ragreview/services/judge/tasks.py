@@ -68,7 +68,7 @@ def fields(record: Record) -> dict[str, str]:
     if not turns and record.question:
         turns = [f"user: {record.question}"]
     return {
-        "documents": "\n\n".join(docs),
+        "documents": "\n\n".join(docs) or "(no documents were given)",
         "question": _question(record),
         "conversation": "\n".join(turns),
         "response": "\n".join(f"{k}. {t}" for k, t in record.response),

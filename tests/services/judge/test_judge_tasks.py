@@ -213,3 +213,10 @@ def test_auto_task_follows_the_records_task():
         None,
     ]
     assert TASKS["trace"].needs(parse_record({"id": "x", "response": [["a", "x"]]}))
+
+
+def test_a_record_without_documents_says_so():
+    record = parse_record({"id": "b", "task": "longform", "response": [["a", "x"]]})
+    prompt = render(default_template("facts"), record)
+    assert "```\n(no documents were given)\n```" in prompt
+    assert "rate\neach fact against well-established knowledge" in prompt
