@@ -22,7 +22,7 @@ import sqlite_utils
 
 from ...store import judge_store
 from ...store import records as store_records
-from .client import JudgeConfig, Stats, api_key, scrub, sync_client
+from .client import JudgeAbort, JudgeConfig, Stats, api_key, scrub, sync_client
 from .runner import Job, Writer, count_records, plan, save
 from .tasks import OutputError, parse, task_for
 
@@ -56,6 +56,12 @@ def submit(
 ) -> tuple[str, Stats, list[BatchReport]]:
     """Label what the cache already answers; upload the rest as batches."""
     api_key(config)
+    waiting = judge_store.pending_batches(db, dataset)
+    if waiting:  # submitting again would pay twice for the same prompts
+        raise JudgeAbort(
+            f"batch {waiting[0]['id']} is not collected yet: run `ragreview judge PATH "
+            "--collect` first"
+        )
     client = client or sync_client(config)
     stats = Stats(total=count_records(db, dataset))
     run_id = judge_store.start_run(

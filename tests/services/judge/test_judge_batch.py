@@ -20,6 +20,11 @@ def test_batch_submit_and_collect_round_trip(judge_server, trace_file, tmp_path)
     assert len(lines) == 8 and lines[0]["url"] == "/v1/chat/completions"
     assert lines[0]["body"]["model"] == "judge-test"
 
+    twice = ragreview(*judge_args(trace_file, judge_server, "--batch"))
+    assert twice.returncode == 1
+    assert "batch batch-1 is not collected yet" in twice.stderr
+    assert len(judge_server.state.batches) == 1
+
     waiting = ragreview("judge", str(trace_file), "--collect", "--base-url", judge_server.base_url)
     assert waiting.returncode == 0, waiting.stderr
     assert waiting.stdout.strip() == "batch batch-1: validating"
