@@ -19,7 +19,16 @@ from ...core.record import Record
 from ...store import judge_store
 from ...store import records as store_records
 from ...store.db import write
-from .client import JudgeAbort, JudgeConfig, RequestFailed, Stats, async_client, chat, scrub
+from .client import (
+    JudgeAbort,
+    JudgeConfig,
+    RequestFailed,
+    Stats,
+    api_key,
+    async_client,
+    chat,
+    scrub,
+)
 from .tasks import OutputError, Parsed, Task, default_template, parse, render, task_for
 
 Progress = Callable[[Stats], None]
@@ -227,8 +236,6 @@ def run(
     Raises ``JudgeAbort`` when the endpoint refuses us outright, and lets
     ``KeyboardInterrupt`` through after marking the run interrupted.
     """
-    from .client import api_key
-
     api_key(config)  # fail before a run row is written when there is no key
     stats = Stats(total=count_records(db, dataset))
     run_id = judge_store.start_run(db, dataset, config.model, config.base_url, config.task)
@@ -249,6 +256,9 @@ def _execute(
     try:
         asyncio.run(_run_jobs(db, config, jobs, run_id, stats, on_progress))
         status = "finished"
+    except JudgeAbort:
+        status = "aborted"
+        raise
     except BaseExceptionGroup as group:
         aborts = group.subgroup(JudgeAbort)
         if aborts is None:
@@ -289,6 +299,7 @@ def rejudge_record(
         concurrency=1,
         **options,
     )
+    api_key(config)
     stored = store_records.get(db, rowid)
     chosen = task_for(stored.record, task)
     if chosen is None:
