@@ -315,3 +315,16 @@ def counts(db: sqlite_utils.Database, dataset: str) -> Mapping[str, int]:
             "SELECT status, count(*) FROM records WHERE dataset = ? GROUP BY status", (dataset,)
         )
     )
+
+
+def get_many(db: sqlite_utils.Database, rowids: list[int]) -> list[StoredRecord]:
+    """Several records by rowid (in no particular order), loaded in one pass."""
+    out: list[StoredRecord] = []
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.conn.execute(
+            f"SELECT {_RECORD_COLUMNS} FROM records WHERE rowid IN ({marks})", chunk
+        ).fetchall()
+        out.extend(_build(rows, db.conn))
+    return out
