@@ -36,9 +36,11 @@ ERROR_PHRASES = ("factual errors", "事实性错误")
 # -- RGB's own rules, for judge labels when a file carries none ----------------------
 
 
-def checkanswer(prediction: str, parts: Sequence[str | Sequence[str]]) -> list[int]:
+def checkanswer(prediction: str, parts: str | Sequence[str | Sequence[str]]) -> list[int]:
     """RGB's ``checkanswer``: per required part, 1 if any alternative is a lower-cased
-    substring of the lower-cased prediction."""
+    substring of the lower-cased prediction. A bare string is one part."""
+    if isinstance(parts, str):
+        parts = [parts]
     text = prediction.lower()
     out = []
     for part in parts:
