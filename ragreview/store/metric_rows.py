@@ -23,6 +23,8 @@ from ..core.labels import effective
 LAYERS = ("judge", "effective")
 BULK = 2_000  # refreshes of more records than this rebuild the sums from the rows
 
+COUNT = "record._count"  # a hidden row per record: its sum is the dataset's record count
+
 Key = tuple[str, str, str]  # (dataset, layer, name)
 
 
@@ -71,6 +73,7 @@ def refresh(db: sqlite_utils.Database, rowids: Iterable[int]) -> None:
             else:
                 layers["effective"] = judge
             new = {(layer, n): v for layer, vals in layers.items() for n, v in vals.items()}
+            new[("judge", COUNT)] = 1.0  # keeps the record count in the running sums
             before = old[stored.rowid]
             for key in before.keys() - new.keys():
                 deletes.append((stored.rowid, *key))
@@ -171,10 +174,9 @@ def dataset_summary(
     conn = db.conn
     values = settings.get_all(db, dataset)
     if not group:
-        records, reviewed = conn.execute(
-            "SELECT count(*), count(*) FILTER (WHERE status = 'reviewed') FROM records "
-            "WHERE dataset = ?",
-            (dataset,),
+        # Both counts come from indexes or the sums: no scan of the records.
+        (reviewed,) = conn.execute(
+            "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed'", (dataset,)
         ).fetchone()
         totals: dict[str, dict] = {}
         for layer, name, n, total, total_sq in conn.execute(
@@ -182,6 +184,7 @@ def dataset_summary(
             (dataset,),
         ):
             totals.setdefault(layer, {})[name] = (n, total, total_sq)
+        records = totals.get("judge", {}).get(COUNT, (0, 0.0, 0.0))[0]
         return _summary(None, records, reviewed, totals, values)
     where, params = ["r.dataset = ?"], [dataset]
     for field, value in group.items():
