@@ -11,14 +11,15 @@ which is exact and cheaper than many small updates.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import sqlite_utils
 
 from ..core import metrics
 from ..core.errors import RagreviewError
-from ..core.labels import effective
+from ..core.labels import Layer, effective
+from ..core.record import Record
 
 LAYERS = ("judge", "effective")
 BULK = 2_000  # refreshes of more records than this rebuild the sums from the rows
@@ -36,12 +37,40 @@ def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -
     return cache[dataset]
 
 
-def refresh(db: sqlite_utils.Database, rowids: Iterable[int]) -> None:
+def _load(
+    db: sqlite_utils.Database, rowids: list[int], known: Mapping[int, Record] | None
+) -> list[tuple[int, str, Record, Layer, Layer]]:
+    """(rowid, dataset, record, judge, human) for each record; ``known`` records (the
+    importer has them in memory) are not parsed again from their JSON."""
+    from . import records
+
+    if not known:
+        return [
+            (s.rowid, s.dataset, s.record, s.judge, s.human) for s in records.get_many(db, rowids)
+        ]
+    marks = ",".join("?" * len(rowids))
+    dataset_of = dict(
+        db.conn.execute(f"SELECT rowid, dataset FROM records WHERE rowid IN ({marks})", rowids)
+    )
+    judge, human = records.label_layers(db, rowids)
+    out: list[tuple[int, str, Record, Layer, Layer]] = []
+    missing = [r for r in rowids if r not in known]
+    for rowid in rowids:
+        if rowid in known:
+            out.append((rowid, dataset_of[rowid], known[rowid], judge[rowid], human[rowid]))
+    if missing:
+        out.extend(_load(db, missing, None))
+    return out
+
+
+def refresh(
+    db: sqlite_utils.Database, rowids: Iterable[int], known: Mapping[int, Record] | None = None
+) -> None:
     """Recompute stored metrics for these records and adjust the dataset sums.
 
-    Runs in the caller's transaction (it does not commit).
+    Runs in the caller's transaction (it does not commit). ``known`` may give records
+    already in memory by rowid (as stored), to save parsing them again.
     """
-    from . import records
 
     ids = list(dict.fromkeys(rowids))
     if not ids:
@@ -62,31 +91,31 @@ def refresh(db: sqlite_utils.Database, rowids: Iterable[int]) -> None:
             old[rec][(layer, name)] = value
         deletes: list[tuple] = []
         upserts: list[tuple] = []
-        for stored in records.get_many(db, chunk):
-            settings = _settings(db, stored.dataset, cache)
-            datasets.add(stored.dataset)
-            judge = metrics.record_values(stored.record, stored.judge, settings)
-            layers = {"judge": judge, "stored": metrics.stored_pairs(stored.record, settings)}
-            if stored.human:
-                merged = effective(stored.judge, stored.human)
-                layers["effective"] = metrics.record_values(stored.record, merged, settings)
+        for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
+            settings = _settings(db, dataset, cache)
+            datasets.add(dataset)
+            judge = metrics.record_values(record, judge_layer, settings)
+            layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
+            if human_layer:
+                merged = effective(judge_layer, human_layer)
+                layers["effective"] = metrics.record_values(record, merged, settings)
             else:
                 layers["effective"] = judge
             new = {(layer, n): v for layer, vals in layers.items() for n, v in vals.items()}
             new[("judge", COUNT)] = 1.0  # keeps the record count in the running sums
-            before = old[stored.rowid]
+            before = old[rowid]
             for key in before.keys() - new.keys():
-                deletes.append((stored.rowid, *key))
+                deletes.append((rowid, *key))
             for key, value in new.items():
                 if key in before and before[key] == value:
                     continue
-                upserts.append((stored.rowid, *key, value))
+                upserts.append((rowid, *key, value))
                 if not bulk and key[0] in LAYERS:
-                    _move(deltas, (stored.dataset, *key), before.get(key), value)
+                    _move(deltas, (dataset, *key), before.get(key), value)
             if not bulk:
                 for key in before.keys() - new.keys():
                     if key[0] in LAYERS:
-                        _move(deltas, (stored.dataset, *key), before[key], None)
+                        _move(deltas, (dataset, *key), before[key], None)
         conn.executemany(
             "DELETE FROM record_metrics WHERE record = ? AND layer = ? AND name = ?", deletes
         )

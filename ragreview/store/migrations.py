@@ -108,7 +108,6 @@ def m002_metrics(db: Database) -> None:
             value REAL,
             PRIMARY KEY (record, layer, name)
         ) WITHOUT ROWID;
-        CREATE INDEX record_metrics_name ON record_metrics (layer, name);
         -- Running sums over the non-NULL record_metrics rows of a dataset, adjusted by
         -- each refresh (old values out, new values in), so dataset aggregates need no
         -- rescan: mean = total / n, population std from total_sq.

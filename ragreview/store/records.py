@@ -125,7 +125,7 @@ def import_records(
                 (dataset,),
             )
         }
-        touched: list[int] = []
+        touched: dict[int, Record] = {}  # rowid -> record, so metrics need not reload it
         judge_rows: list[tuple] = []
         for item in items:
             rec = item.record
@@ -182,7 +182,7 @@ def import_records(
                     summary.updated += 1
                     summary.stale += new_status == "stale"
             judge_rows.extend(_label_rows(rowid, item.judge))
-            touched.append(rowid)
+            touched[rowid] = rec
             if len(judge_rows) > 20_000:
                 conn.executemany(
                     "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
@@ -194,7 +194,7 @@ def import_records(
         conn.executemany(
             "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)", judge_rows
         )
-        metric_rows.refresh(db, touched)
+        metric_rows.refresh(db, list(touched), known=touched)
     return summary
 
 
@@ -328,3 +328,10 @@ def get_many(db: sqlite_utils.Database, rowids: list[int]) -> list[StoredRecord]
         ).fetchall()
         out.extend(_build(rows, db.conn))
     return out
+
+
+def label_layers(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> tuple[dict[int, dict[str, dict[str, Any]]], dict[int, dict[str, dict[str, Any]]]]:
+    """The judge and human layers of several records."""
+    return _layers(db.conn, "judge_labels", rowids), _layers(db.conn, "human_labels", rowids)

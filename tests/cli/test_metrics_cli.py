@@ -161,3 +161,28 @@ def test_core_metrics_import_stays_stdlib():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_stored_scores_disagreement_is_reported(tmp_path):
+    path = tmp_path / "stored.jsonl"
+    docs = [{"sentences": [["0a", "x"], ["0b", "y"]]}]
+    rows = [
+        {"id": "a", "task": "trace", "documents": docs, "scores": {"stored.relevance_score": 0.5}},
+        {"id": "b", "task": "trace", "documents": docs, "scores": {"stored.relevance_score": 0.5}},
+    ]
+    rows[0]["labels"] = {"judge": {"relevant": {"0a": True}}}
+    rows[1]["labels"] = {"judge": {"relevant": {"0a": True, "0b": True}}}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ok("import", str(path), cwd=tmp_path)
+    out = ok("metrics", str(path), cwd=tmp_path)
+    assert "stored scores in the source vs recomputed" in out
+    stored_part = out.split("stored scores in the source")[1]
+    cells = next(
+        [c.strip() for c in row.split("│")[1:-1]]
+        for row in stored_part.splitlines()
+        if "trace.relevance" in row
+    )
+    # 2 records compared, 1 disagrees, by 0.5; RMSE sqrt(0.25 / 2)
+    assert cells == ["trace.relevance", "2", "1", "0.5000", "0.3536"]
+    (obj,) = lines(ok("metrics", str(path), "--json", cwd=tmp_path))
+    assert obj["judge"]["trace.relevance_rmse"] == pytest.approx((0.25 / 2) ** 0.5)
