@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from ..core import metrics
 from ..core.errors import RagreviewError
 from ..core.labels import Layer, effective
 from ..core.record import Record
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 LAYERS = ("judge", "effective")
 BULK = 2_000  # refreshes of more records than this rebuild the sums from the rows

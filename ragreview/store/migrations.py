@@ -5,10 +5,46 @@ Never edit a migration that has shipped: add ``m00N_…`` instead.
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-MIGRATIONS = Migrations("ragreview")
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+    from sqlite_utils.migrations import Migrations
+
+
+class _Registry:
+    """sqlite-utils' ``Migrations`` decorator API, building the real ``Migrations`` on
+    first use: the sqlite_utils package imports click, and importing the store must
+    not (a test checks it). Register with ``@MIGRATIONS()`` as usual."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._entries: list[tuple[str | None, bool, Callable[[Database], None]]] = []
+
+    def __call__(self, *, name: str | None = None, transactional: bool = True) -> Any:
+        def inner(func: Callable[[Database], None]) -> Callable[[Database], None]:
+            self._entries.append((name, transactional, func))
+            return func
+
+        return inner
+
+    def real(self) -> Migrations:
+        from sqlite_utils.migrations import Migrations
+
+        migrations = Migrations(self.name)
+        for name, transactional, func in self._entries:
+            migrations(name=name, transactional=transactional)(func)
+        return migrations
+
+    def pending(self, db: Database) -> list[Any]:
+        return self.real().pending(db)
+
+    def apply(self, db: Database, **kwargs: Any) -> None:
+        self.real().apply(db, **kwargs)
+
+
+MIGRATIONS = _Registry("ragreview")
 
 
 @MIGRATIONS()
@@ -119,6 +155,61 @@ def m002_metrics(db: Database) -> None:
             total REAL NOT NULL,
             total_sq REAL NOT NULL,
             PRIMARY KEY (dataset, layer, name)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@MIGRATIONS()
+def m004_agreement(db: Database) -> None:
+    db.executescript(
+        """
+        -- Seeded review samples (`ragreview sample`): how they were drawn, and members.
+        CREATE TABLE samples (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            dataset TEXT NOT NULL,
+            n INTEGER NOT NULL,               -- records asked for
+            by_field TEXT,                    -- stratification field, NULL = simple random
+            seed INTEGER NOT NULL,
+            population INTEGER NOT NULL,      -- records in the dataset when drawn
+            at TEXT NOT NULL
+        );
+        CREATE TABLE sample_records (
+            sample INTEGER NOT NULL REFERENCES samples(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            stratum TEXT,                     -- JSON value of by_field on the record
+            PRIMARY KEY (sample, record)
+        ) WITHOUT ROWID;
+        -- Merged reviews (`ragreview merge`): each source reviewer's file and labels,
+        -- kept so human-vs-human agreement and conflicts stay queryable.
+        CREATE TABLE merge_sources (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL,
+            reviewer TEXT NOT NULL,           -- unique within the merged DB
+            merged_at TEXT NOT NULL
+        );
+        CREATE TABLE reviewer_records (
+            source INTEGER NOT NULL REFERENCES merge_sources(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            status TEXT NOT NULL,
+            reviewed_by TEXT,
+            reviewed_at TEXT,
+            PRIMARY KEY (source, record)
+        ) WITHOUT ROWID;
+        CREATE TABLE reviewer_labels (        -- each source's human layer (overrides)
+            source INTEGER NOT NULL REFERENCES merge_sources(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            value TEXT NOT NULL,              -- JSON
+            PRIMARY KEY (source, record, name, target)
+        ) WITHOUT ROWID;
+        -- Items the reviewers who reviewed a record disagree on, for adjudication.
+        CREATE TABLE merge_conflicts (
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            PRIMARY KEY (record, name, target)
         ) WITHOUT ROWID;
         """
     )
