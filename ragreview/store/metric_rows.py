@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import metrics
@@ -38,6 +39,23 @@ def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -
     return cache[dataset]
 
 
+def _with_source(record: Record, source: str | None) -> Record:
+    """MT-RAG's metrics read the original prediction, targets and passages (Length
+    counts the original characters, which sentencizing may not keep): give the record
+    its source object as SPEC §3's ``source`` when the importer kept it aside."""
+    if record.task != "mtrag" or not source or "source" in record.data:
+        return record
+    from .records import loads
+
+    try:
+        obj = loads(source)
+    except ValueError:
+        return record
+    if not isinstance(obj, dict):
+        return record
+    return replace(record, data={**record.data, "source": {"format": "mtrag", "record": obj}})
+
+
 def _load(
     db: sqlite_utils.Database, rowids: list[int], known: Mapping[int, Record] | None
 ) -> list[tuple[int, str, Record, Layer, Layer]]:
@@ -47,18 +65,26 @@ def _load(
 
     if not known:
         return [
-            (s.rowid, s.dataset, s.record, s.judge, s.human) for s in records.get_many(db, rowids)
+            (s.rowid, s.dataset, _with_source(s.record, s.source), s.judge, s.human)
+            for s in records.get_many(db, rowids)
         ]
     marks = ",".join("?" * len(rowids))
-    dataset_of = dict(
-        db.conn.execute(f"SELECT rowid, dataset FROM records WHERE rowid IN ({marks})", rowids)
-    )
+    rows = {
+        rowid: (dataset, source)
+        for rowid, dataset, source in db.conn.execute(
+            "SELECT rowid, dataset, CASE WHEN task = 'mtrag' THEN source END FROM records "
+            f"WHERE rowid IN ({marks})",
+            rowids,
+        )
+    }
     judge, human = records.label_layers(db, rowids)
     out: list[tuple[int, str, Record, Layer, Layer]] = []
     missing = [r for r in rowids if r not in known]
     for rowid in rowids:
         if rowid in known:
-            out.append((rowid, dataset_of[rowid], known[rowid], judge[rowid], human[rowid]))
+            dataset, source = rows[rowid]
+            record = _with_source(known[rowid], source)
+            out.append((rowid, dataset, record, judge[rowid], human[rowid]))
     if missing:
         out.extend(_load(db, missing, None))
     return out
@@ -99,7 +125,9 @@ def refresh(
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
             if human_layer:
                 merged = effective(judge_layer, human_layer)
-                layers["effective"] = metrics.record_values(record, merged, settings)
+                layers["effective"] = metrics.record_values(
+                    record, merged, settings, judge=judge_layer
+                )
             else:
                 layers["effective"] = judge
             new = {(layer, n): v for layer, vals in layers.items() for n, v in vals.items()}

@@ -94,13 +94,23 @@ def test_dotted_keys_mean_the_sentence():
     assert values(record, labels, "ragbench")[:3] == (0.5, 0.25, 0.5)
 
 
-def test_ragbench_raw_list_extras_counted_like_ragbench():
+def test_ragbench_raw_list_lengths_counted_like_ragbench():
     # RAGBench's list ["0a", "0a.", "0b"] has 3 entries for 2 keys: relevance 3/4,
-    # completeness |{0a,0b} ∩ {0a}| / 3.
-    record = rec(scores={"ragbench.relevant_extra": 1, "ragbench.utilized_extra": 2})
-    labels = layer(record, ["0a", "0b"], ["0a"])
-    assert values(record, labels, "ragbench")[:3] == pytest.approx((0.75, 0.75, 1 / 3))
-    assert values(record, labels, "length")[0] == pytest.approx(6 / 20)  # ragbench only
+    # completeness |{0a,0b} ∩ {0a}| / 3; utilized ["0a", "0a", "9z"]: 3/4.
+    record = rec(scores={"ragbench.relevant_listed": 3, "ragbench.utilized_listed": 3})
+    judge = layer(record, ["0a", "0b"], ["0a"])
+    assert values(record, judge, "ragbench")[:3] == pytest.approx((0.75, 0.75, 1 / 3))
+    assert values(record, judge, "length")[0] == pytest.approx(6 / 20)  # ragbench only
+    # A reviewer adds 0c and drops 0b: the judge's one extra entry still counts.
+    reviewed = layer(record, ["0a", "0c"], ["0a", "0c"])
+    out = record_metrics(record, reviewed, {}, judge=judge)
+    assert out["trace.relevance"] == pytest.approx(3 / 4)
+    assert out["trace.utilization"] == pytest.approx((2 + 2) / 4)
+    assert out["trace.completeness"] == pytest.approx(2 / 3)
+    reviewed = layer(record, ["0a"], [])
+    out = record_metrics(record, reviewed, {}, judge=judge)
+    assert out["trace.relevance"] == pytest.approx(2 / 4)
+    assert out["trace.utilization"] == pytest.approx(2 / 4)
 
 
 def test_unknown_variant_is_an_error():

@@ -63,16 +63,26 @@ def families(record: Record, labels: Layer) -> list[str]:
 _MODULES = {"trace": trace, "rgb": rgb, "mtrag": mtrag, "longform": longform, "ragas": ragas}
 
 
-def record_values(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+def record_values(
+    record: Record, labels: Layer, settings: Mapping[str, Any], *, judge: Layer | None = None
+) -> Values:
     """Public metrics and aggregate components of every family that applies."""
     out: Values = {}
     for family in families(record, labels):
-        out.update(_MODULES[family].metrics(record, labels, settings))
+        if family == "trace":
+            out.update(trace.metrics(record, labels, settings, judge))
+        else:
+            out.update(_MODULES[family].metrics(record, labels, settings))
     return out
 
 
 def record_metrics(
-    record: Record, labels: Layer, settings: Mapping[str, Any]
+    record: Record, labels: Layer, settings: Mapping[str, Any], *, judge: Layer | None = None
 ) -> dict[str, float | None]:
-    """Every applicable per-record metric (SPEC §6 canonical names) for one label layer."""
-    return {k: v for k, v in record_values(record, labels, settings).items() if is_public(k)}
+    """Every applicable per-record metric (SPEC §6 canonical names) for one label layer.
+
+    ``judge``: when ``labels`` is not the judge's own layer (effective labels), the
+    judge layer, which RAGBench's raw-list counts are relative to (see ``trace``).
+    """
+    values = record_values(record, labels, settings, judge=judge)
+    return {k: v for k, v in values.items() if is_public(k)}

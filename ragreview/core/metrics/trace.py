@@ -2,11 +2,13 @@
 
 ``ragbench`` (default) reproduces the scores shipped in the RAGBench dataset: sentence
 counts, not lengths. RAGBench counted the *raw* label lists, duplicates and stray
-entries included; our labels are a set of valid keys, so the RAGBench importer stores
-how many raw entries the lists had beyond their distinct valid keys in
-``scores["ragbench.relevant_extra"]`` and ``scores["ragbench.utilized_extra"]``
-(duplicates such as ``"0a"`` twice or ``"0a"`` + ``"0a."``, sentinel strings, keys that
-name no sentence). They are added to |R| and |U| as RAGBench did; absent means 0.
+entries included (``"0a"`` twice, ``"0a"`` + ``"0a."``, keys that name no sentence);
+our labels are a set of valid keys, so the RAGBench importer keeps the raw list lengths
+as ``scores["ragbench.relevant_listed"]`` / ``["ragbench.utilized_listed"]``. The
+entries beyond the judge's distinct keys (listed − |R_judge|) still count, as in
+RAGBench; a reviewer's additions and removals move |R| from there. Computing another
+layer than the judge's, pass the judge layer as ``judge`` so that difference is known;
+without it ``labels`` is taken to be the judge's own.
 
 ``length`` is the paper's definition (weights are sentence lengths in characters);
 ``capped20`` the "GPT labeling" dashboard description.
@@ -47,7 +49,16 @@ def _adherence(record: Record, labels: Layer, *, strict: bool) -> float:
     return 0.0 if any(supported.get(k) is False for k in keys) else 1.0
 
 
-def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+def _extra(record: Record, listed: str, judge: Layer, name: str, keys: tuple[str, ...]) -> int:
+    count = record.scores.get(listed)
+    if count is None:
+        return 0
+    return max(0, int(count) - len(true_keys(judge, name, keys)))
+
+
+def metrics(
+    record: Record, labels: Layer, settings: Mapping[str, Any], judge: Layer | None = None
+) -> Values:
     variant = setting(settings, "trace.variant", "ragbench")
     if variant not in VARIANTS:
         raise ValueError(f"unknown trace.variant {variant!r}")
@@ -58,8 +69,9 @@ def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Value
     both = set(relevant) & set(utilized)
     out: Values = {}
     if variant == "ragbench":
-        n_r = len(relevant) + int(record.scores.get("ragbench.relevant_extra") or 0)
-        n_u = len(utilized) + int(record.scores.get("ragbench.utilized_extra") or 0)
+        base = labels if judge is None else judge
+        n_r = len(relevant) + _extra(record, "ragbench.relevant_listed", base, "relevant", keys)
+        n_u = len(utilized) + _extra(record, "ragbench.utilized_listed", base, "utilized", keys)
         total = len(sentences)
         out["trace.relevance"] = n_r / total if total else 0.0
         out["trace.utilization"] = n_u / total if total else 0.0
