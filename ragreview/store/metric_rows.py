@@ -121,7 +121,7 @@ def refresh(
         for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
             settings = _settings(db, dataset, cache)
             datasets.add(dataset)
-            judge = metrics.record_values(record, judge_layer, settings)
+            judge = metrics.record_values(record, judge_layer, settings, judge=judge_layer)
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
             if human_layer:
                 merged = effective(judge_layer, human_layer)

@@ -99,8 +99,13 @@ def test_ragbench_raw_list_lengths_counted_like_ragbench():
     # completeness |{0a,0b} ∩ {0a}| / 3; utilized ["0a", "0a", "9z"]: 3/4.
     record = rec(scores={"ragbench.relevant_listed": 3, "ragbench.utilized_listed": 3})
     judge = layer(record, ["0a", "0b"], ["0a"])
-    assert values(record, judge, "ragbench")[:3] == pytest.approx((0.75, 0.75, 1 / 3))
-    assert values(record, judge, "length")[0] == pytest.approx(6 / 20)  # ragbench only
+    out = record_metrics(record, judge, {}, judge=judge)
+    assert (out["trace.relevance"], out["trace.utilization"]) == (0.75, 0.75)
+    assert out["trace.completeness"] == pytest.approx(1 / 3)
+    # without the judge layer: the clean counts of the labelled keys
+    assert values(record, judge, "ragbench")[:3] == pytest.approx((0.5, 0.25, 0.5))
+    length = record_metrics(record, judge, {"trace.variant": "length"}, judge=judge)
+    assert length["trace.relevance"] == pytest.approx(6 / 20)  # ragbench variant only
     # A reviewer adds 0c and drops 0b: the judge's one extra entry still counts.
     reviewed = layer(record, ["0a", "0c"], ["0a", "0c"])
     out = record_metrics(record, reviewed, {}, judge=judge)

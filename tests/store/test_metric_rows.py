@@ -188,3 +188,25 @@ def test_per_record_iteration_in_file_order(db):
     assert [r["id"] for r in rows][:3] == ["t0", "t1", "t2"]
     assert len(rows) == 16
     assert all(not any("._" in n for n in r["judge"]) for r in rows)
+
+
+def test_ragbench_raw_list_counts_in_both_layers(tmp_path):
+    database = open_database(tmp_path / "rb.ragreview.db")
+    record = parse_record(
+        {
+            "id": "rb",
+            "task": "trace",
+            "documents": [{"sentences": [["0a", "a"], ["0b", "b"], ["0c", "c"], ["0d", "d"]]}],
+            # the judge's list was ["0a", "0a.", "0b"]: 3 entries for 2 keys
+            "scores": {"ragbench.relevant_listed": 3, "stored.relevance_score": 0.75},
+        }
+    )
+    judge = {"relevant": {"0a": True, "0b": True}}
+    store_records.import_records(database, "d", "ragbench", None, [ImportItem(1, record, judge)])
+    rowid = store_records.find(database, "rb", "d").rowid
+    assert metric_rows.record_values(database, rowid)["judge"]["trace.relevance"] == 0.75
+    assert metric_rows.stored_comparison(database, "d")["trace.relevance"]["disagree"] == 0
+    history.set_label(database, rowid, "relevant", "0c", True, "ann")
+    values = metric_rows.record_values(database, rowid)
+    assert values["judge"]["trace.relevance"] == 0.75
+    assert values["effective"]["trace.relevance"] == 1.0

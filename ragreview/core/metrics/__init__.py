@@ -81,8 +81,9 @@ def record_metrics(
 ) -> dict[str, float | None]:
     """Every applicable per-record metric (SPEC §6 canonical names) for one label layer.
 
-    ``judge``: when ``labels`` is not the judge's own layer (effective labels), the
-    judge layer, which RAGBench's raw-list counts are relative to (see ``trace``).
+    ``judge``: the judge layer (also when ``labels`` is that layer), which RAGBench's
+    raw label-list counts are relative to; give it to reproduce RAGBench's shipped scores
+    exactly (duplicated or unknown keys in its lists count). See ``trace``.
     """
     values = record_values(record, labels, settings, judge=judge)
     return {k: v for k, v in values.items() if is_public(k)}

@@ -6,9 +6,10 @@ entries included (``"0a"`` twice, ``"0a"`` + ``"0a."``, keys that name no senten
 our labels are a set of valid keys, so the RAGBench importer keeps the raw list lengths
 as ``scores["ragbench.relevant_listed"]`` / ``["ragbench.utilized_listed"]``. The
 entries beyond the judge's distinct keys (listed − |R_judge|) still count, as in
-RAGBench; a reviewer's additions and removals move |R| from there. Computing another
-layer than the judge's, pass the judge layer as ``judge`` so that difference is known;
-without it ``labels`` is taken to be the judge's own.
+RAGBench; a reviewer's additions and removals move |R| from there. That needs the judge
+layer, passed as ``judge`` (also when ``labels`` is the judge layer itself); without it
+only the labelled keys count, which is the clean value and never pins a reviewed layer
+to the judge's raw count.
 
 ``length`` is the paper's definition (weights are sentence lengths in characters);
 ``capped20`` the "GPT labeling" dashboard description.
@@ -69,9 +70,10 @@ def metrics(
     both = set(relevant) & set(utilized)
     out: Values = {}
     if variant == "ragbench":
-        base = labels if judge is None else judge
-        n_r = len(relevant) + _extra(record, "ragbench.relevant_listed", base, "relevant", keys)
-        n_u = len(utilized) + _extra(record, "ragbench.utilized_listed", base, "utilized", keys)
+        n_r, n_u = len(relevant), len(utilized)
+        if judge is not None:
+            n_r += _extra(record, "ragbench.relevant_listed", judge, "relevant", keys)
+            n_u += _extra(record, "ragbench.utilized_listed", judge, "utilized", keys)
         total = len(sentences)
         out["trace.relevance"] = n_r / total if total else 0.0
         out["trace.utilization"] = n_u / total if total else 0.0
