@@ -56,11 +56,14 @@ def _with_source(record: Record, source: str | None) -> Record:
     return replace(record, data={**record.data, "source": {"format": "mtrag", "record": obj}})
 
 
+Known = Mapping[int, tuple[Record, Layer]]  # rowid -> (record, judge layer) as stored
+
+
 def _load(
-    db: sqlite_utils.Database, rowids: list[int], known: Mapping[int, Record] | None
+    db: sqlite_utils.Database, rowids: list[int], known: Known | None
 ) -> list[tuple[int, str, Record, Layer, Layer]]:
-    """(rowid, dataset, record, judge, human) for each record; ``known`` records (the
-    importer has them in memory) are not parsed again from their JSON."""
+    """(rowid, dataset, record, judge, human) for each record; ``known`` records and
+    judge layers (the importer has them in memory) are not read back and parsed again."""
     from . import records
 
     if not known:
@@ -77,26 +80,25 @@ def _load(
             rowids,
         )
     }
-    judge, human = records.label_layers(db, rowids)
+    human = records.human_layers(db, rowids)
     out: list[tuple[int, str, Record, Layer, Layer]] = []
     missing = [r for r in rowids if r not in known]
     for rowid in rowids:
         if rowid in known:
             dataset, source = rows[rowid]
-            record = _with_source(known[rowid], source)
-            out.append((rowid, dataset, record, judge[rowid], human[rowid]))
+            record, judge = known[rowid]
+            out.append((rowid, dataset, _with_source(record, source), judge, human[rowid]))
     if missing:
         out.extend(_load(db, missing, None))
     return out
 
 
-def refresh(
-    db: sqlite_utils.Database, rowids: Iterable[int], known: Mapping[int, Record] | None = None
-) -> None:
+def refresh(db: sqlite_utils.Database, rowids: Iterable[int], known: Known | None = None) -> None:
     """Recompute stored metrics for these records and adjust the dataset sums.
 
     Runs in the caller's transaction (it does not commit). ``known`` may give records
-    already in memory by rowid (as stored), to save parsing them again.
+    and their judge layers already in memory by rowid (exactly as just stored), to save
+    reading them back.
     """
 
     ids = list(dict.fromkeys(rowids))

@@ -130,7 +130,8 @@ def import_records(
                 (dataset,),
             )
         }
-        touched: dict[int, Record] = {}  # rowid -> record, so metrics need not reload it
+        # rowid -> (record, judge layer), so metrics need not read them back
+        touched: dict[int, tuple[Record, Layer]] = {}
         judge_rows: list[tuple] = []
         for item in items:
             rec = item.record
@@ -187,7 +188,7 @@ def import_records(
                     summary.updated += 1
                     summary.stale += new_status == "stale"
             judge_rows.extend(_label_rows(rowid, item.judge))
-            touched[rowid] = rec
+            touched[rowid] = (rec, item.judge)
             if len(judge_rows) > 20_000:
                 conn.executemany(
                     "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
@@ -335,8 +336,8 @@ def get_many(db: sqlite_utils.Database, rowids: list[int]) -> list[StoredRecord]
     return out
 
 
-def label_layers(
+def human_layers(
     db: sqlite_utils.Database, rowids: list[int]
-) -> tuple[dict[int, dict[str, dict[str, Any]]], dict[int, dict[str, dict[str, Any]]]]:
-    """The judge and human layers of several records."""
-    return _layers(db.conn, "judge_labels", rowids), _layers(db.conn, "human_labels", rowids)
+) -> dict[int, dict[str, dict[str, Any]]]:
+    """The human layers of several records."""
+    return _layers(db.conn, "human_labels", rowids)

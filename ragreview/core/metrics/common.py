@@ -16,12 +16,6 @@ def flag(value: Any) -> float:
     return 1.0 if value is True or value == 1 else 0.0
 
 
-def true_keys(labels: Layer, name: str, keys: tuple[str, ...]) -> list[str]:
-    """Keys of the record (in record order) whose ``name`` label is true."""
-    targets = labels.get(name) or {}
-    return [k for k in keys if targets.get(k) is True]
-
-
 def has_any(labels: Layer, names: tuple[str, ...]) -> bool:
     return any(labels.get(n) for n in names)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..labels import Layer
 from ..record import Record
-from .common import Values, setting, true_keys
+from .common import Values, setting
 
 LABELS = ("relevant", "utilized", "supported", "support_keys")
 VARIANTS = ("ragbench", "length", "capped20")
@@ -50,11 +50,16 @@ def _adherence(record: Record, labels: Layer, *, strict: bool) -> float:
     return 0.0 if any(supported.get(k) is False for k in keys) else 1.0
 
 
-def _extra(record: Record, listed: str, judge: Layer, name: str, keys: tuple[str, ...]) -> int:
+def _true(labels: Layer, name: str, keys: frozenset[str]) -> set[str]:
+    """The record's sentences whose ``name`` label is true (labels on other keys ignored)."""
+    return {k for k, v in (labels.get(name) or {}).items() if v is True and k in keys}
+
+
+def _extra(record: Record, listed: str, judge: Layer, name: str, keys: frozenset[str]) -> int:
     count = record.scores.get(listed)
     if count is None:
         return 0
-    return max(0, int(count) - len(true_keys(judge, name, keys)))
+    return max(0, int(count) - len(_true(judge, name, keys)))
 
 
 def metrics(
@@ -64,10 +69,10 @@ def metrics(
     if variant not in VARIANTS:
         raise ValueError(f"unknown trace.variant {variant!r}")
     sentences = record.doc_sentences
-    keys = tuple(k for k, _ in sentences)
-    relevant = true_keys(labels, "relevant", keys)
-    utilized = true_keys(labels, "utilized", keys)
-    both = set(relevant) & set(utilized)
+    keys = frozenset(k for k, _ in sentences)
+    relevant = _true(labels, "relevant", keys)
+    utilized = _true(labels, "utilized", keys)
+    both = relevant & utilized
     out: Values = {}
     if variant == "ragbench":
         n_r, n_u = len(relevant), len(utilized)
