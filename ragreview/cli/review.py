@@ -89,7 +89,7 @@ def _step(path: str, reviewer: str | None, db: str | None, dataset: str | None, 
     with user_errors():
         opened = open_target(path, db, dataset)
         step = history.undo if kind == "undo" else history.redo
-        event = step(opened.db, reviewer or default_reviewer())
+        event = step(opened.db, reviewer or default_reviewer(), dataset=opened.dataset)
     if event is None:
         raise click.ClickException(f"nothing to {kind}")
     shown = "the judge's value" if event.new is None else json.dumps(event.new)

@@ -14,9 +14,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 from ..core.agreement_report import reviewer_agreement
 from ..core.errors import RagreviewError

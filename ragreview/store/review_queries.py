@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 from ..core import sampling
 from ..core.agreement_report import Reviewed

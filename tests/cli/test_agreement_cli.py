@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from agreement_helpers import fact_record, quick, run, trace_record, write_jsonl
 
 from ragreview.store import history, open_database
 from ragreview.store import records as store_records
+
+from .agreement_helpers import fact_record, quick, run, trace_record, write_jsonl
 
 LABEL_KEYS = {"n", "accuracy", "kappa", "precision", "recall", "f1", "tpr", "tnr", "confusion"}
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from agreement_helpers import quick, run, trace_record, write_jsonl
 
 from ragreview.store import history, open_database
 from ragreview.store import merge as store_merge
 from ragreview.store import records as store_records
+
+from .agreement_helpers import quick, run, trace_record, write_jsonl
 
 
 @pytest.fixture
