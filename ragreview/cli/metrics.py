@@ -69,6 +69,10 @@ def metrics(
                 click.echo(_line(summary))
             return
         _print_summaries(name, summaries, metric_rows.stored_comparison(opened.db, name))
+        if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):
+            groups = metric_rows.grouped_summaries(opened.db, name, "noise_rate")
+            if len(groups) > 1:
+                _print_noise_table(groups)
 
 
 def _fmt(value: Any) -> str:
@@ -125,6 +129,35 @@ def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict
                 _fmt(row["rmse"]),
             )
         console.print(table)
+
+
+RGB_RATES = (
+    "rgb.accuracy",
+    "rgb.rejection_rate",
+    "rgb.error_detection_rate",
+    "rgb.error_correction_rate",
+)
+
+
+def _print_noise_table(groups: list[dict]) -> None:
+    """RGB reports its rates per noise rate: judge → reviewed for each."""
+    from rich.console import Console
+    from rich.table import Table
+
+    shown = [r for r in RGB_RATES if any(r in g["judge"] or r in g["effective"] for g in groups)]
+    table = Table(title="RGB by noise rate (judge → reviewed)", title_justify="left")
+    table.add_column("noise_rate", justify="right")
+    table.add_column("records", justify="right")
+    for name in shown:
+        table.add_column(name.removeprefix("rgb."), justify="right")
+    for g in groups:
+        cells = []
+        for name in shown:
+            j, r = g["judge"].get(name), g["effective"].get(name)
+            cells.append(_fmt(j) if j == r else f"{_fmt(j)} → {_fmt(r)}")
+        rate = g["group"]["noise_rate"]
+        table.add_row("–" if rate is None else str(rate), str(g["records"]), *cells)
+    Console().print(table)
 
 
 def _print_records(rows: list[dict]) -> None:

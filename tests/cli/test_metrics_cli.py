@@ -186,3 +186,35 @@ def test_stored_scores_disagreement_is_reported(tmp_path):
     assert cells == ["trace.relevance", "2", "1", "0.5000", "0.3536"]
     (obj,) = lines(ok("metrics", str(path), "--json", cwd=tmp_path))
     assert obj["judge"]["trace.relevance_rmse"] == pytest.approx((0.25 / 2) ** 0.5)
+
+
+def test_rgb_rates_per_noise_rate_in_the_table(tmp_path):
+    path = tmp_path / "rgb.jsonl"
+    rows = []
+    for i, (noise, rejected, matched) in enumerate(
+        [(0.2, False, True), (0.2, False, False), (1.0, True, False), (1.0, False, False)]
+    ):
+        rows.append(
+            {
+                "id": f"r{i}",
+                "task": "rgb-noise",
+                "noise_rate": noise,
+                "answer_parts": [["Paris"]],
+                "labels": {"judge": {"rejected": {"*": rejected}, "part_matched": {"p0": matched}}},
+            }
+        )
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ok("import", str(path), cwd=tmp_path)
+    ok("label", str(path), "r3", "rejected", "*", "true", cwd=tmp_path)
+    out = ok("metrics", str(path), cwd=tmp_path)
+    table = out.split("RGB by noise rate")[1]
+    cells = {
+        c[0]: c
+        for c in ([x.strip() for x in line.split("│")[1:-1]] for line in table.splitlines())
+        if len(c) == 4
+    }
+    assert cells["0.2"] == ["0.2", "2", "0.5000", "–"]
+    assert cells["1.0"] == ["1.0", "2", "–", "0.5000 → 1.0000"]
+    groups = lines(ok("metrics", str(path), "--by", "noise_rate", "--json", cwd=tmp_path))
+    assert [g["judge"].get("rgb.rejection_rate") for g in groups] == [None, 0.5]
+    assert groups[1]["effective"]["rgb.rejection_rate"] == 1.0
