@@ -196,6 +196,22 @@ def rebuild_totals(db: sqlite_utils.Database, dataset: str) -> None:
 
 # -- reading ------------------------------------------------------------------------
 
+
+def ensure(db: sqlite_utils.Database, dataset: str) -> None:
+    """Compute the metric rows of a dataset stored before metrics existed (a DB from an
+    earlier build): two indexed look-ups when there is nothing to do."""
+    conn = db.conn
+    if conn.execute("SELECT 1 FROM metric_totals WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
+        return
+    rowids = [r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))]
+    if rowids:
+        from .db import write
+
+        with write(conn):
+            refresh(db, rowids)
+            rebuild_totals(db, dataset)
+
+
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _COLUMNS = ("dataset", "task", "status", "id")
 
@@ -232,6 +248,7 @@ def dataset_summary(
     from . import settings
 
     conn = db.conn
+    ensure(db, dataset)
     values = settings.get_all(db, dataset)
     if not group:
         # Both counts come from indexes or the sums: no scan of the records.
@@ -265,6 +282,7 @@ def grouped_summaries(db: sqlite_utils.Database, dataset: str, field: str) -> li
     """One summary per distinct value of ``field`` (a full scan, for reports)."""
     from . import settings
 
+    ensure(db, dataset)
     return list(
         _grouped(db, dataset, "r.dataset = ?", [dataset], [field], settings.get_all(db, dataset))
     )
@@ -317,6 +335,7 @@ def record_values(db: sqlite_utils.Database, rowid: int) -> dict[str, dict[str, 
 
 def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict[str, Any]]:
     """``{"id", "dataset", "judge", "effective"}`` per record, in file order."""
+    ensure(db, dataset)
     current: dict[str, Any] | None = None
     current_rowid = None
     for rowid, rid, ds, layer, name, value in db.conn.execute(
@@ -342,6 +361,7 @@ def stored_comparison(
 ) -> dict[str, dict[str, Any]]:
     """The source's stored scores vs our recomputation from the judge's labels, per metric:
     records compared, how many disagree (|diff| > tolerance), max |diff| and RMSE."""
+    ensure(db, dataset)
     out: dict[str, dict[str, Any]] = {}
     for name, n, disagree, max_diff, mse in db.conn.execute(
         "SELECT s.name, count(*), sum(abs(s.value - j.value) > ?), max(abs(s.value - j.value)), "

@@ -210,3 +210,12 @@ def test_ragbench_raw_list_counts_in_both_layers(tmp_path):
     values = metric_rows.record_values(database, rowid)
     assert values["judge"]["trace.relevance"] == 0.75
     assert values["effective"]["trace.relevance"] == 1.0
+
+
+def test_dataset_from_before_metrics_is_filled_on_first_read(db):
+    expected = metric_rows.dataset_summary(db, "ds")
+    with db.conn:  # as a DB written by a build without metrics would be
+        db.conn.execute("DELETE FROM record_metrics")
+        db.conn.execute("DELETE FROM metric_totals")
+    assert metric_rows.dataset_summary(db, "ds") == expected
+    assert len(list(metric_rows.iter_record_values(db, "ds"))) == 16
