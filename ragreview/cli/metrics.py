@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from itertools import chain, islice
 from typing import Any
 
 import click
@@ -58,7 +60,7 @@ def metrics(
                 for row in rows:
                     click.echo(_line(row))
             else:
-                _print_records(list(rows))
+                _print_records(rows)
             return
         if by:
             summaries = metric_rows.grouped_summaries(opened.db, name, by)
@@ -160,11 +162,23 @@ def _print_noise_table(groups: list[dict]) -> None:
     Console().print(table)
 
 
-def _print_records(rows: list[dict]) -> None:
+TABLE_LIMIT = 500  # records; past this a table would hold everything in memory: stream lines
+
+
+def _print_records(rows: Iterator[dict]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    first = list(islice(rows, TABLE_LIMIT + 1))
+    if len(first) > TABLE_LIMIT:
+        for row in chain(first, rows):
+            for name in sorted(row["judge"].keys() | row["effective"].keys()):
+                j, r = row["judge"].get(name), row["effective"].get(name)
+                line = f"{row['id']}\t{name}\t{_fmt(j)}\t{_fmt(r)}\t{_delta(j, r)}"
+                click.echo(line.rstrip("\t"))
+        return
+    rows = iter(first)
     table = Table()
     for column in ("id", "metric", "judge", "reviewed", "Δ"):
         table.add_column(column, justify="left" if column in ("id", "metric") else "right")

@@ -218,3 +218,18 @@ def test_rgb_rates_per_noise_rate_in_the_table(tmp_path):
     groups = lines(ok("metrics", str(path), "--by", "noise_rate", "--json", cwd=tmp_path))
     assert [g["judge"].get("rgb.rejection_rate") for g in groups] == [None, 0.5]
     assert groups[1]["effective"]["rgb.rejection_rate"] == 1.0
+
+
+def test_per_record_table_streams_lines_past_the_limit(demo, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from ragreview.cli import cli
+    from ragreview.cli import metrics as metrics_cmd
+
+    monkeypatch.setattr(metrics_cmd, "TABLE_LIMIT", 2)
+    result = CliRunner().invoke(cli, ["metrics", str(demo), "--per-record"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("\t") for line in result.output.splitlines()]
+    assert rows[0] == ["covid-1", "trace.adherence", "0.0000", "0.0000"]
+    assert ["rgb-1", "rgb.correct", "1.0000", "1.0000"] in rows
+    assert len({r[0] for r in rows}) == 5
