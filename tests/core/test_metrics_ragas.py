@@ -43,13 +43,13 @@ def test_context_recall():
         ((1, 0, 1), (1 / 1 + 2 / 3) / (2 + 1e-10)),
         ((0, 1), (1 / 2) / (1 + 1e-10)),
         ((0, 0, 0), 0.0),  # none useful -> 0.0, not None
-        ((), 0.0),  # no contexts -> 0.0 as ragas
+        ((), 0.0),  # no contexts but verdict labels present -> 0.0 as ragas
         ((1, 1), 2 / (2 + 1e-10)),
     ],
 )
 def test_context_precision(useful, expected):
     record = rec(contexts=len(useful))
-    labels = {"context_useful": {f"c{i}": bool(v) for i, v in enumerate(useful)}}
+    labels = {"context_useful": {f"c{i}": bool(v) for i, v in enumerate(useful)} or {"c0": False}}
     assert record_metrics(record, labels, {})["ragas.context_precision"] == pytest.approx(
         expected, abs=1e-15
     )
@@ -62,3 +62,8 @@ def test_legacy_context_relevancy():
     imported = rec(scores={"ragas.context_relevancy": 0.3})
     assert record_metrics(imported, {}, {})["ragas.context_relevancy"] == 0.3
     assert record_metrics(rec(), {"relevant": {}}, {})["ragas.context_relevancy"] is None
+
+
+def test_context_precision_needs_contexts_or_verdicts():
+    assert "ragas.context_precision" not in record_metrics(rec(), {}, {})
+    assert record_metrics(rec(contexts=2), {}, {})["ragas.context_precision"] == 0.0

@@ -68,7 +68,8 @@ def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Value
         "ragas.faithfulness": faithfulness(record, labels),
         "ragas.context_recall": context_recall(record, labels),
     }
-    if labels.get("context_useful") or record.task == "ragas":
+    if labels.get("context_useful") or (record.task == "ragas" and record.documents):
+        # a sample without retrieved contexts was not scored for context precision
         out["ragas.context_precision"] = context_precision(record, labels)
     if record.task == "ragas" or "ragas.context_relevancy" in record.scores:
         out["ragas.context_relevancy"] = context_relevancy(record, labels)
