@@ -26,8 +26,8 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     metrics: dict[str, None] = {}
     for item in items:
         rec = item.record
-        judge = record_values(rec, item.judge, settings)
-        reviewed = record_values(rec, effective(item.judge, item.human), settings)
+        judge = record_values(rec, item.judge, settings, item.judge)
+        reviewed = record_values(rec, effective(item.judge, item.human), settings, item.judge)
         row: dict[str, Any] = {
             "id": rec.id,
             "dataset": getattr(item, "dataset", ""),

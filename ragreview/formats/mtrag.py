@@ -215,7 +215,7 @@ def patch(
             metrics[name] = [eff[label]["*"]]
     if differs("rb_llm_rating"):
         metrics["RB_llm"] = [eff["rb_llm_rating"]["*"] / 10]
-    values = record_values(item.record, eff, settings)
+    values = record_values(item.record, eff, settings, judge)
     for name, metric in CONDITIONED.items():
         if name in metrics and metric in values:
             metrics[name] = [values[metric]]

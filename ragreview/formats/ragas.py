@@ -262,7 +262,7 @@ def patch(
             value = values.get(key(i))
             if isinstance(entry, dict) and value is not None and entry.get(flag) != int(value):
                 entry[flag] = int(value)
-    metrics = record_values(item.record, eff, settings)
+    metrics = record_values(item.record, eff, settings, item.judge)
     for column, metric in RECOMPUTED.items():
         if column in row and metric in metrics:
             row[column] = metrics[metric]

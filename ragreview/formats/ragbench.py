@@ -270,7 +270,7 @@ def patch(
             entry["fully_supported"] = eff_sup.get(rkey)
         if eff_keys.get(rkey) != judge_keys.get(rkey) and rkey in eff_keys:
             entry["supporting_sentence_keys"] = list(eff_keys[rkey])
-    values = record_values(record, eff, settings)
+    values = record_values(record, eff, settings, judge)
     for field, metric in SCORE_FIELDS.items():
         if field in row and values.get(metric) is not None:
             value = values[metric]

@@ -197,7 +197,8 @@ def patch(
         except ValueError:
             continue
         k = DEFAULT_MAX_CLAIMS if k <= 0 else k
-        f1 = record_values(item.record, eff, {**settings, "longform.k": k}).get("longform.f1_at_k")
+        metrics = record_values(item.record, eff, {**settings, "longform.k": k}, item.judge)
+        f1 = metrics.get("longform.f1_at_k")
         if f1 is not None:
             ev[name] = f1
 

@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
     import sqlite_utils
 
 
+METRIC_BATCH = 1_000  # records stored (and their metrics refreshed) per batch
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -143,7 +146,9 @@ def import_records(
                 (dataset,),
             )
         }
-        touched: list[int] = []
+        # rowid -> (record, judge layer) of the records since the last flush, so metrics
+        # need not read them back (and memory stays flat: only one batch is held)
+        batch: dict[int, tuple[Record, Layer]] = {}
         judge_rows: list[tuple] = []
         new_rows: list[tuple] = []
         imported_human: list[tuple[int, Layer]] = []
@@ -152,7 +157,7 @@ def import_records(
         next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM records").fetchone()[0]
 
         def flush() -> None:
-            # records first: judge_labels rows reference them
+            # records first: judge_labels rows and events reference them
             conn.executemany(
                 "INSERT INTO records (rowid, dataset, id, position, task, data, source, "
                 "content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -162,8 +167,24 @@ def import_records(
                 "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
                 judge_rows,
             )
+            for rowid, layer in imported_human:
+                for name, targets in layer.items():
+                    for target, value in targets.items():
+                        history.apply_change(
+                            conn,
+                            rowid,
+                            name,
+                            target,
+                            value,
+                            reviewer,
+                            kind="set",
+                            reason="imported from file",
+                        )
+            metric_rows.refresh(db, list(batch), known=batch)
             new_rows.clear()
             judge_rows.clear()
+            imported_human.clear()
+            batch.clear()
 
         for item in items:
             rec = item.record
@@ -217,26 +238,12 @@ def import_records(
                     summary.updated += 1
                     summary.stale += new_status == "stale"
             judge_rows.extend(_label_rows(rowid, item.judge))
-            touched.append(rowid)
-            if len(judge_rows) > 20_000 or len(new_rows) >= 2_000:
+            batch[rowid] = (rec, item.judge)
+            if len(batch) >= METRIC_BATCH or len(judge_rows) > 20_000:
                 flush()
             if on_progress is not None:
                 on_progress(1)
         flush()
-        for rowid, layer in imported_human:
-            for name, targets in layer.items():
-                for target, value in targets.items():
-                    history.apply_change(
-                        conn,
-                        rowid,
-                        name,
-                        target,
-                        value,
-                        reviewer,
-                        kind="set",
-                        reason="imported from file",
-                    )
-        metric_rows.refresh(db, touched)
     return summary
 
 
@@ -365,3 +372,23 @@ def counts(db: sqlite_utils.Database, dataset: str) -> Mapping[str, int]:
             "SELECT status, count(*) FROM records WHERE dataset = ? GROUP BY status", (dataset,)
         )
     )
+
+
+def get_many(db: sqlite_utils.Database, rowids: list[int]) -> list[StoredRecord]:
+    """Several records by rowid (in no particular order), loaded in one pass."""
+    out: list[StoredRecord] = []
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.conn.execute(
+            f"SELECT {_RECORD_COLUMNS} FROM records WHERE rowid IN ({marks})", chunk
+        ).fetchall()
+        out.extend(_build(rows, db.conn))
+    return out
+
+
+def human_layers(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> dict[int, dict[str, dict[str, Any]]]:
+    """The human layers of several records."""
+    return _layers(db.conn, "human_labels", rowids)
