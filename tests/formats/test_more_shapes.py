@@ -84,6 +84,13 @@ def test_mtrag_evaluation_output(tmp_path: Path) -> None:
         "RB_agg_idk_underspecified",
     }
     assert after["metrics"]["underspecified_eval"] == [0]
+    # UNDERSPECIFIED and no longer judged underspecified: every conditioned metric is 0
+    for name in (
+        "RL_F_idk_underspecified",
+        "RB_llm_idk_underspecified",
+        "RB_agg_idk_underspecified",
+    ):
+        assert after["metrics"][name] == [0], name
     assert math.isnan(after["metrics"]["RL_F"][0])
 
 
