@@ -1,0 +1,84 @@
+"""Judge → reviewed values and their delta, for the open record and the whole dataset."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+
+def fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def delta(judge: float | None, reviewed: float | None) -> str:
+    if judge is None or reviewed is None:
+        return ""
+    d = reviewed - judge
+    return "" if abs(d) < 5e-10 else f"{d:+.3f}"
+
+
+class MetricsPanel(Static):
+    """Redrawn after every committed change; ``values`` keeps what is shown for tests."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        # section -> metric -> (judge, reviewed); judge None while blind
+        self.values: dict[str, dict[str, tuple[float | None, float | None]]] = {}
+
+    def show(
+        self,
+        record: Mapping[str, Mapping[str, float | None]],
+        dataset: Mapping[str, Any],
+        hidden_judge: bool,
+    ) -> None:
+        self.values = {
+            "record": _pairs(record, hidden_judge),
+            "dataset": _pairs(dataset, False),
+        }
+        rec_rows, ds_rows = self.values["record"], self.values["dataset"]
+        # The metrics that apply to this record, with the dataset's value beside them.
+        names = list(rec_rows) or list(ds_rows)
+        table = Table.grid(padding=(0, 1))
+        table.add_column(no_wrap=True)
+        for _ in range(4):
+            table.add_column(justify="right", no_wrap=True)
+        n = dataset.get("reviewed_records"), dataset.get("records")
+        ds_title = "dataset" if n[1] is None else f"dataset {n[0]}/{n[1]}"
+        table.add_row(
+            Text("judge→reviewed", style="dim"),
+            Text("record", style="bold"),
+            Text("Δ", style="dim"),
+            Text(ds_title, style="bold"),
+            Text("Δ", style="dim"),
+        )
+        if not names:
+            table.add_row(Text("no metrics", style="dim"), "", "", "", "")
+        for name in names:
+            cells = []
+            for rows in (rec_rows, ds_rows):
+                judge, reviewed = rows.get(name, (None, None))
+                if rows is rec_rows and hidden_judge:
+                    cells += [Text("blind", style="dim"), Text("")]
+                    continue
+                d = delta(judge, reviewed)
+                cells += [Text(f"{fmt(judge)}→{fmt(reviewed)}"), Text(d, style="bold" if d else "")]
+            table.add_row(Text(name), *cells)
+        self.update(table)
+
+
+def _pairs(
+    values: Mapping[str, Any], hidden_judge: bool
+) -> dict[str, tuple[float | None, float | None]]:
+    judge = values.get("judge") or {}
+    reviewed = values.get("effective") or {}
+    names = sorted(set(judge) | set(reviewed))
+    return {
+        n: (None if hidden_judge else judge.get(n), reviewed.get(n))
+        for n in names
+        if isinstance(judge.get(n), (int, float, type(None)))
+        and isinstance(reviewed.get(n), (int, float, type(None)))
+    }
