@@ -1,0 +1,65 @@
+"""Bindings, palette and the virtual list."""
+
+from __future__ import annotations
+
+import re
+
+from ragreview.tui.actions import ACTIONS
+from ragreview.tui.screens.review import ReviewScreen
+from ragreview.tui.widgets.record_list import RecordList
+
+from .conftest import human, make_app, opened, text_of, write_records
+
+
+def test_every_binding_has_a_unique_kebab_case_id_and_a_namespaced_title():
+    ids = [b.id for b in ReviewScreen.BINDINGS]
+    assert len(ids) == len(set(ids)) == len(ACTIONS)
+    for binding_id in ids:
+        assert binding_id and re.fullmatch(r"[a-z]+(-[a-z]+)*", binding_id)
+    for action in ACTIONS:
+        assert re.fullmatch(r"[a-z]+: [A-Z].*", action.palette_title)
+    keys = {b.key for b in ReviewScreen.BINDINGS}
+    for key in ("r", "u", "s", "l", "f", "x", "e", "i", "a", "backspace", "space", "n", "p"):
+        assert key in keys
+    for key in ("right_square_bracket", "slash", "ctrl+z", "ctrl+y", "m", "b", "ctrl+e"):
+        assert key in keys
+
+
+async def test_command_palette_runs_a_label_command(demo):
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "label: Toggle relevant" in titles and "view: Leave blind mode" in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"label: Toggle relevant")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert human(demo) == {("covid-1", "relevant", "0a"): False}
+
+
+async def test_list_is_virtual_and_draws_rows_far_down(tmp_path):
+    records = [
+        {
+            "id": f"rec-{i:05d}",
+            "task": "trace",
+            "documents": [{"sentences": [["0a", f"Sentence {i}."]]}],
+            "response": [["a", "Answer."]],
+        }
+        for i in range(3000)
+    ]
+    o = opened(write_records(tmp_path, records))
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lst = app.screen.query_one(RecordList)
+        assert len(lst.ids) == 3000 and not lst.children
+        await pilot.press("p")  # already at the start: stays on the first record
+        await pilot.pause()
+        assert app.screen.review.stored.id == "rec-00000"
+        lst.scroll_end(animate=False)
+        await pilot.pause()
+        assert "rec-02999" in text_of(lst)
+        assert len(lst._pages) <= 3  # only the pages drawn were fetched
