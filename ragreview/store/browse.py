@@ -158,14 +158,17 @@ def status_of(db: sqlite_utils.Database, rowid: int) -> str:
     return db.conn.execute("SELECT status FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
 
 
-def progress(db: sqlite_utils.Database, dataset: str) -> tuple[int, int]:
-    """(reviewed, total) records of the dataset."""
-    reviewed, total = db.conn.execute(
-        "SELECT count(*) FILTER (WHERE status = 'reviewed'), count(*) FROM records "
-        "WHERE dataset = ?",
-        (dataset,),
-    ).fetchone()
-    return reviewed, total
+def reviewed_count(db: sqlite_utils.Database, dataset: str) -> int:
+    """Records marked reviewed: a range scan of the status index, cheap on every keypress."""
+    return db.conn.execute(
+        "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed'", (dataset,)
+    ).fetchone()[0]
+
+
+def total_count(db: sqlite_utils.Database, dataset: str) -> int:
+    return db.conn.execute("SELECT count(*) FROM records WHERE dataset = ?", (dataset,)).fetchone()[
+        0
+    ]
 
 
 def database_path(db: sqlite_utils.Database) -> str:

@@ -106,6 +106,7 @@ class Review:
         self.stored: StoredRecord | None = None
         self.items: list[Item] = []
         self._effective: dict[str, dict[str, Value]] = {}
+        self._total: int | None = None
 
     # -- the open record --------------------------------------------------------------
 
@@ -239,7 +240,10 @@ class Review:
         return metrics_source.dataset(self.db, self.dataset)
 
     def progress(self) -> tuple[int, int]:
-        return browse.progress(self.db, self.dataset)
+        """(reviewed, total); the total only changes on import, so it is counted once."""
+        if self._total is None:
+            self._total = browse.total_count(self.db, self.dataset)
+        return browse.reviewed_count(self.db, self.dataset), self._total
 
     def variant(self) -> str:
         return f"trace={self.settings['trace.variant']} rgb={self.settings['rgb.variant']}"

@@ -49,17 +49,27 @@ class ItemRow(Widget):
     def update_marks(self, marks: list[Mark]) -> None:
         self.marks = marks
         self._set_state_classes()
-        self.refresh(layout=True)
+        # Only supporting keys can change the row's height; skip relayout otherwise.
+        self.refresh(layout=self.item.kind == "response")
 
     def _set_state_classes(self) -> None:
         by_name = {m.name: m for m in self.marks}
         rel, util = by_name.get("relevant"), by_name.get("utilized")
         sup = by_name.get("supported") or by_name.get("statement") or by_name.get("attributed")
-        self.set_class(bool(rel and rel.value), "-relevant")
-        self.set_class(bool(util and util.value), "-utilized")
-        self.set_class(bool(sup and sup.value is False), "-unsupported")
-        self.set_class(any(m.human for m in self.marks), "-overridden")
-        self.set_class(any(m.disagrees for m in self.marks), "-disagree")
+        state = {
+            "-relevant": bool(rel and rel.value),
+            "-utilized": bool(util and util.value),
+            "-unsupported": bool(sup and sup.value is False),
+            "-overridden": any(m.human for m in self.marks),
+            "-disagree": any(m.disagrees for m in self.marks),
+        }
+        # One style update per change: restyling a row costs milliseconds, once per class.
+        add = [c for c, on in state.items() if on and not self.has_class(c)]
+        remove = [c for c, on in state.items() if not on and self.has_class(c)]
+        if remove:
+            self.remove_class(*remove, update=not add)
+        if add:
+            self.add_class(*add)
 
     def _mark_style(self, mark: Mark) -> Style:
         if mark.disagrees:
