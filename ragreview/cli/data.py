@@ -14,7 +14,7 @@ from ..store import settings as store_settings
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option
-from .session import import_file, open_target, report_errors
+from .session import open_target, read_file, report_errors, store_items
 
 
 @cli.command("import")
@@ -36,12 +36,17 @@ def import_cmd(
         target = resolve(path, db, dataset)
         if target.input_path is None:
             raise click.ClickException(f"{path}: give an input file to import, not a database")
-        database = open_database(target.db_path)
         assert target.dataset is not None
-        summary, errors = import_file(database, target.input_path, target.dataset, fmt, strict)
-    report_errors(errors)
-    if strict and errors:
-        raise click.ClickException(f"{len(errors)} invalid records; nothing imported (--strict)")
+        # Read and validate before the DB is even created: a file that cannot be read,
+        # or any bad record under --strict, leaves nothing behind.
+        fmt, items, errors = read_file(target.input_path, fmt)
+        report_errors(errors)
+        if strict and errors:
+            raise click.ClickException(
+                f"{len(errors)} invalid records; nothing imported (--strict)"
+            )
+        database = open_database(target.db_path)
+        summary = store_items(database, target.input_path, target.dataset, fmt, items)
     stale = f", {summary.stale} now stale" if summary.stale else ""
     click.echo(
         f"{target.db_path}: dataset {target.dataset!r}: {summary.inserted} new, "
@@ -89,7 +94,10 @@ def export_cmd(
             "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
         ).fetchone()[0]
         items = store_records.iterate(opened.db, opened.dataset, status=status)
-        out = sys.stdout if out_path == "-" else Path(out_path).open("w", encoding="utf-8")
+        try:
+            out = sys.stdout if out_path == "-" else Path(out_path).open("w", encoding="utf-8")
+        except OSError as err:
+            raise click.ClickException(f"{out_path}: cannot write: {err.strerror}") from None
         try:
             with progress(f"exporting {opened.dataset}", total) as advance:
 

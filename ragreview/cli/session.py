@@ -24,6 +24,24 @@ class Opened:
     target: Target
 
 
+def read_file(path: Path, fmt: str | None = None) -> tuple[str, list[ImportItem], list[InputError]]:
+    """(format, valid items, per-record errors). Raises InputError for a file that cannot
+    be read at all (missing, unreadable, empty, unknown format)."""
+    fmt, stream = formats.read(path, fmt)
+    items: list[ImportItem] = []
+    errors: list[InputError] = []
+    for entry in stream:
+        (errors if isinstance(entry, InputError) else items).append(entry)  # type: ignore[arg-type]
+    return fmt, items, errors
+
+
+def store_items(
+    db: sqlite_utils.Database, path: Path, dataset: str, fmt: str, items: list[ImportItem]
+) -> ImportSummary:
+    with progress(f"importing {path.name}", len(items)) as advance:
+        return store_records.import_records(db, dataset, fmt, str(path), items, on_progress=advance)
+
+
 def import_file(
     db: sqlite_utils.Database,
     path: Path,
@@ -33,18 +51,10 @@ def import_file(
 ) -> tuple[ImportSummary, list[InputError]]:
     """Read and store one input file. Errors are collected; with ``strict`` nothing is
     written when there is any."""
-    fmt, stream = formats.read(path, fmt)
-    items: list[ImportItem] = []
-    errors: list[InputError] = []
-    for entry in stream:
-        (errors if isinstance(entry, InputError) else items).append(entry)  # type: ignore[arg-type]
+    fmt, items, errors = read_file(path, fmt)
     if strict and errors:
         return ImportSummary(), errors
-    with progress(f"importing {path.name}", len(items)) as advance:
-        summary = store_records.import_records(
-            db, dataset, fmt, str(path), items, on_progress=advance
-        )
-    return summary, errors
+    return store_items(db, path, dataset, fmt, items), errors
 
 
 def report_errors(errors: list[InputError], limit: int = 20) -> None:
@@ -57,12 +67,16 @@ def report_errors(errors: list[InputError], limit: int = 20) -> None:
 def open_target(path: str, db: str | None = None, dataset: str | None = None) -> Opened:
     """The DB for PATH; a source file not yet imported is imported first."""
     target = resolve(path, db, dataset)
+    read = None
+    if target.input_path is not None and not target.db_path.exists():
+        read = read_file(target.input_path)  # an unreadable file leaves no empty DB behind
     database = open_database(target.db_path)
     names = [d["name"] for d in store_records.datasets(database)]
     if target.input_path is not None:
         assert target.dataset is not None
         if target.dataset not in names:
-            summary, errors = import_file(database, target.input_path, target.dataset)
+            fmt, items, errors = read or read_file(target.input_path)
+            summary = store_items(database, target.input_path, target.dataset, fmt, items)
             report_errors(errors)
             if errors:
                 click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)

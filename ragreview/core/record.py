@@ -222,8 +222,10 @@ def parse_record(obj: Any) -> Record:
     if len({f.key for f in facts}) != len(facts):
         raise RecordError("facts", "duplicate fact key")
 
-    scores_obj = obj.get("scores") or {}
-    if not isinstance(scores_obj, dict):
+    scores_obj = obj.get("scores")
+    if scores_obj is None:
+        scores_obj = {}
+    if not isinstance(scores_obj, dict):  # `or {}` would let a falsy [] or "" through
         raise RecordError("scores", f"expected an object, got {_kind(scores_obj)}")
     scores = {}
     for name, value in scores_obj.items():

@@ -23,27 +23,53 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
-def _first_object(path: Path, text: str) -> Any:
+SNIFF_RECORDS = 10  # how many leading records detection looks at
+
+
+def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
+    """The first few records (objects) of the file, for detection."""
     if is_json_lines(text):
-        for _n, _line, obj in iter_lines(path, text):
-            return obj
-    return load_document(path, text)
+        return _leading_objects(path, text)
+    try:
+        document = load_document(path, text)
+    except InputError:
+        # Not one JSON document either: JSON Lines whose first line is broken. Detect
+        # from the good lines so the other records still import and the bad line is
+        # reported where it is (not as a whole-file error at a wrong line).
+        found = _leading_objects(path, text)
+        if found:
+            return found
+        raise
+    if isinstance(document, list):
+        return [obj for obj in document[:SNIFF_RECORDS] if isinstance(obj, dict)]
+    return [document] if isinstance(document, dict) else []
+
+
+def _leading_objects(path: Path, text: str) -> list[dict[str, Any]]:
+    found = []
+    for _n, _line, obj in iter_lines(path, text):
+        if isinstance(obj, dict):
+            found.append(obj)
+            if len(found) == SNIFF_RECORDS:
+                break
+    return found
 
 
 def detect(path: Path, text: str | None = None) -> str:
-    """The format of ``path``, from its first record."""
+    """The format of ``path``, from its first records.
+
+    Several records are looked at, not only the first, so that one broken or
+    incomplete leading record does not make the whole file unreadable.
+    """
     if text is None:
         text = read_text(path)
-    first = _first_object(path, text)
-    candidates = first if isinstance(first, dict) else None
-    if isinstance(first, list) and first and isinstance(first[0], dict):
-        candidates = first[0]
-    if candidates is not None:
+    candidates = _candidates(path, text)
+    for obj in candidates:
         for name, adapter in REGISTRY.items():
-            if adapter.sniff(candidates):
+            if adapter.sniff(obj):
                 return name
-        if "id" in candidates:
-            return native.NAME
+    if any("id" in obj for obj in candidates):
+        return native.NAME
     raise InputError(
         str(path),
         1,

@@ -62,7 +62,7 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
             yield (
                 number,
                 line,
-                InputError(str(path), number, None, f"invalid JSON ({_reason(err)})"),
+                InputError(str(path), number, None, f"invalid JSON ({_reason(err)}{_column(err)})"),
             )
 
 
@@ -77,13 +77,20 @@ def load_document(path: Path, text: str | None = None) -> Any:
         raise InputError(str(path), line, None, f"invalid JSON ({_reason(err)})") from None
 
 
+def _column(err: ValueError) -> str:
+    column = getattr(err, "colno", None)
+    return f" at column {column}" if column else ""
+
+
 def _reason(err: ValueError) -> str:
     msg = getattr(err, "msg", None) or str(err)
     return msg.split(":")[0] if isinstance(msg, str) else str(err)
 
 
 def dumps_line(obj: Any) -> str:
-    """One JSON Lines line. NaN is kept as the sources wrote it (standard json does)."""
+    """One JSON Lines line. NaN and infinities become null (orjson; they are not JSON);
+    adapters that must give NaN back write the source's own text. Integers orjson
+    cannot hold (beyond 64 bits) fall back to the standard library."""
     try:
         return orjson.dumps(obj).decode()
     except TypeError:

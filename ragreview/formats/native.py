@@ -35,7 +35,9 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
             continue
         try:
             record = parse_record(obj)
-            labels = obj.get("labels") or {}
+            labels = obj.get("labels")
+            if labels is None:
+                labels = {}
             if not isinstance(labels, dict):
                 raise RecordError("labels", "expected an object {judge: …, human: …}")
             judge = check_layer(record, labels.get("judge"), "labels.judge", human=False)

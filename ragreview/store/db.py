@@ -6,10 +6,12 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from .migrations import MIGRATIONS
+
+if TYPE_CHECKING:  # sqlite_utils imports click: loaded when a DB is opened
+    import sqlite_utils
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -32,6 +34,8 @@ def connect(path: str | Path) -> sqlite3.Connection:
 
 def open_database(path: str | Path) -> sqlite_utils.Database:
     """Open (creating if needed) and migrate a review database."""
+    import sqlite_utils
+
     db = sqlite_utils.Database(connect(path))
     if MIGRATIONS.pending(db):
         with write(db.conn):
@@ -41,6 +45,8 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
 
 
 def memory_database() -> sqlite_utils.Database:
+    import sqlite_utils
+
     db = sqlite_utils.Database(memory=True)
     MIGRATIONS.apply(db)
     return db

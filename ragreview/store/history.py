@@ -10,15 +10,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
 from . import metric_rows
 from .db import write
 from .records import dumps, get, loads, now
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 STATUS_LABEL = "_status"
 NOTE_LABEL = "_note"

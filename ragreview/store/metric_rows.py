@@ -7,8 +7,10 @@ and effective layers) inside the caller's transaction.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 
 def refresh(db: sqlite_utils.Database, rowids: Iterable[int]) -> None:

@@ -5,10 +5,46 @@ Never edit a migration that has shipped: add ``m00N_…`` instead.
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-MIGRATIONS = Migrations("ragreview")
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+    from sqlite_utils.migrations import Migrations
+
+
+class _Registry:
+    """sqlite-utils' ``Migrations`` decorator API, building the real ``Migrations`` on
+    first use: the sqlite_utils package imports click, and importing the store must
+    not (a test checks it). Register with ``@MIGRATIONS()`` as usual."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._entries: list[tuple[str | None, bool, Callable[[Database], None]]] = []
+
+    def __call__(self, *, name: str | None = None, transactional: bool = True) -> Any:
+        def inner(func: Callable[[Database], None]) -> Callable[[Database], None]:
+            self._entries.append((name, transactional, func))
+            return func
+
+        return inner
+
+    def real(self) -> Migrations:
+        from sqlite_utils.migrations import Migrations
+
+        migrations = Migrations(self.name)
+        for name, transactional, func in self._entries:
+            migrations(name=name, transactional=transactional)(func)
+        return migrations
+
+    def pending(self, db: Database) -> list[Any]:
+        return self.real().pending(db)
+
+    def apply(self, db: Database, **kwargs: Any) -> None:
+        self.real().apply(db, **kwargs)
+
+
+MIGRATIONS = _Registry("ragreview")
 
 
 @MIGRATIONS()

@@ -7,16 +7,18 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import sqlite_utils
 
 from ..core.errors import RagreviewError
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, parse_record
 from . import metric_rows
 from .db import write
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 
 def now() -> str:
@@ -25,7 +27,10 @@ def now() -> str:
 
 def dumps(value: Any) -> str:
     """JSON text for a stored value (labels, data). NaN is not valid JSON: null."""
-    return orjson.dumps(value).decode()
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer beyond 64 bits (parsed by the json fallback)
+        return json.dumps(value, ensure_ascii=False)
 
 
 def loads(text: str | None) -> Any:

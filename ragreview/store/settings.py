@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from .db import write
 from .records import dumps, loads
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 # name -> (default, allowed values or a type)
 DEFAULTS: dict[str, tuple[Any, Any]] = {

@@ -1,0 +1,83 @@
+"""Fixtures shared by all tests: paths, and running the CLI in-process or for real.
+
+The CLI runs in a subprocess with ``sys.executable -m ragreview`` and a PYTHONPATH that
+puts this checkout first, so tests exercise this tree (not whatever is installed), and
+with HOME pointed into tmp so nothing touches the real home directory.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def subprocess_env(home: Path | None = None, **extra: str) -> dict[str, str]:
+    """An environment for a child Python that imports ragreview from this checkout."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+    env.pop("PYTHONSTARTUP", None)
+    if home is not None:
+        env["HOME"] = str(home)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return REPO_ROOT / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def demo_path(fixtures_dir: Path) -> Path:
+    """The hand-written native demo file (read-only: copy it before importing)."""
+    return fixtures_dir / "demo.jsonl"
+
+
+@pytest.fixture
+def demo_copy(tmp_path: Path, demo_path: Path) -> Path:
+    """A private copy of the demo file, so its default DB lands in tmp_path."""
+    dest = tmp_path / "demo.jsonl"
+    dest.write_bytes(demo_path.read_bytes())
+    return dest
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run ``python -m ragreview ARGS`` for real; returns the CompletedProcess."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+
+    def run(*args: str | os.PathLike[str], input: str | None = None, timeout: float = 60, **env):
+        return subprocess.run(
+            [sys.executable, "-m", "ragreview", *map(str, args)],
+            capture_output=True,
+            text=True,
+            input=input,
+            timeout=timeout,
+            cwd=tmp_path,
+            env=subprocess_env(home, USER="tester", **env),
+        )
+
+    return run
+
+
+@pytest.fixture
+def cli_runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """A click ``CliRunner`` with a fixed reviewer name and HOME inside tmp_path."""
+    from click.testing import CliRunner
+
+    monkeypatch.setenv("USER", "tester")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return CliRunner()

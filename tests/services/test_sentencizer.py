@@ -1,0 +1,239 @@
+"""The sentencizer (SPEC §4): Punkt with bundled parameters, CJK, exact substrings."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ragreview.services import sentencizer
+from tests.conftest import subprocess_env
+
+
+def assert_exact_cover(text: str, spans: list[tuple[int, int]]) -> None:
+    """Every sentence is text[start:end]; spans are ordered, non-empty and trimmed;
+    everything outside them is whitespace, so rejoining gives back the text."""
+    pos = 0
+    for start, end in spans:
+        assert pos <= start < end <= len(text)
+        assert text[pos:start].strip() == "", (text[pos:start], text)
+        piece = text[start:end]
+        assert piece == piece.strip() and piece
+        pos = end
+    assert text[pos:].strip() == ""
+    rebuilt = "".join(
+        text[prev_end:start] + text[start:end]
+        for (start, end), prev_end in zip(spans, [0] + [e for _, e in spans])
+    )
+    assert rebuilt + text[pos:] == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Dr. Smith met Mr. Jones at 5 p.m. yesterday. They talked.",
+            ["Dr. Smith met Mr. Jones at 5 p.m. yesterday.", "They talked."],
+        ),
+        (
+            "Mrs. Brown and Ms. Green met Prof. Black. He was late.",
+            ["Mrs. Brown and Ms. Green met Prof. Black.", "He was late."],
+        ),
+        ("Acme Inc. and Foo Ltd. merged with Bar Co. and Baz Corp. today.", None),
+        ("It was Smith vs. Jones, e.g. a famous case, i.e. a landmark.", None),
+        ("He left at 9 a.m. on Jan. 5 and came back on Feb. 3 to St. Louis.", None),
+        ("See Fig. 3 and No. 7 in the U.S. report by J. Smith Jr. and his father Sr. Ames.", None),
+        ("Apples, pears, etc. The rest was sold.", ["Apples, pears, etc.", "The rest was sold."]),
+        ("Is it? Yes! Of course.", ["Is it?", "Yes!", "Of course."]),
+        ('He said "stop." Then he left.', ['He said "stop."', "Then he left."]),
+    ],
+)
+def test_abbreviations_do_not_end_sentences(text: str, expected: list[str] | None) -> None:
+    assert sentencizer.split(text) == (expected if expected is not None else [text])
+
+
+def test_every_month_short_form_is_an_abbreviation() -> None:
+    for month in "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec".split():
+        text = f"It opened on {month}. 5 in the morning."
+        assert sentencizer.split(text) == [text], month
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我们今天去公园。天气很好！你去吗？", ["我们今天去公园。", "天气很好！", "你去吗？"]),
+        ("東京は大きい。日本の首都です。", ["東京は大きい。", "日本の首都です。"]),
+        ("真的吗？！是的。", ["真的吗？！", "是的。"]),
+        ("他说：“好。”然后走了。", ["他说：“好。”", "然后走了。"]),
+        ("信息不足。", ["信息不足。"]),
+    ],
+)
+def test_cjk_splits_after_terminators_and_keeps_them(text: str, expected: list[str]) -> None:
+    assert sentencizer.split(text) == expected
+
+
+def test_mixed_latin_and_cjk() -> None:
+    text = "The answer is Tampa. 答案是坦帕。It was in 2021! 对吗？ Yes."
+    assert sentencizer.split(text) == [
+        "The answer is Tampa.",
+        "答案是坦帕。",
+        "It was in 2021!",
+        "对吗？",
+        "Yes.",
+    ]
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t  \n", "\u3000"])
+def test_empty_and_whitespace_only_give_no_sentences(text: str) -> None:
+    assert sentencizer.split(text) == []
+    assert sentencizer.spans(text) == []
+    assert sentencizer.keyed_document(0, text) == ()
+
+
+def test_text_is_never_altered() -> None:
+    text = "  First  sentence.\n\nSecond\tone!   Third   (really.)  "
+    spans = sentencizer.spans(text)
+    assert [text[s:e] for s, e in spans] == [
+        "First  sentence.",
+        "Second\tone!",
+        "Third   (really.)",
+    ]
+    assert_exact_cover(text, spans)
+
+
+def test_round_trip_property_on_random_texts() -> None:
+    rng = random.Random(20261121)
+    words = [
+        "Dr.",
+        "Smith",
+        "the",
+        "U.S.",
+        "e.g.",
+        "etc.",
+        "p.m.",
+        "No.",
+        "5",
+        "3.14",
+        "said",
+        "The",
+        "He",
+        "data",
+        "shows",
+        "东京",
+        "天气很好",
+        "。",
+        "！",
+        "？",
+        "？！",
+        "(a)",
+        '"quoted."',
+        "”",
+        "...",
+        "Fig.",
+        "vs.",
+        "i.e.",
+        "end.",
+        "Why?",
+        "Yes!",
+        "x",
+    ]
+    seps = [" ", " ", " ", "  ", "\n", "\n\n", "\t", "", "\u3000"]
+    for _ in range(400):
+        parts = []
+        for _ in range(rng.randint(0, 25)):
+            parts.append(rng.choice(words))
+            parts.append(rng.choice(seps))
+        text = rng.choice(["", " ", "\n"]) + "".join(parts)
+        spans = sentencizer.spans(text)
+        assert_exact_cover(text, spans)
+        assert sentencizer.split(text) == [text[s:e] for s, e in spans]
+
+
+def test_keys_follow_document_index_and_letters() -> None:
+    text = " ".join(f"Sentence number {i} is here." for i in range(28))
+    keyed = sentencizer.keyed_document(2, text)
+    assert [k for k, _ in keyed][:3] == ["2a", "2b", "2c"]
+    assert keyed[25][0] == "2z" and keyed[26][0] == "2aa" and keyed[27][0] == "2ab"
+    assert keyed[26][1] == "Sentence number 26 is here."
+    assert sentencizer.keyed_response("One. Two.") == (("a", "One."), ("b", "Two."))
+
+
+def test_importing_services_does_not_import_nltk() -> None:
+    code = "import sys, ragreview.services; print('nltk' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+# The child refuses any network connection and any NLTK download, then sentencizes.
+_OFFLINE_CHILD = textwrap.dedent(
+    """
+    import json, socket, sys
+    def refuse(*args, **kwargs):
+        raise AssertionError("network or download attempted")
+    socket.socket.connect = refuse
+    socket.create_connection = refuse
+    import nltk, nltk.downloader
+    nltk.download = refuse
+    nltk.downloader.Downloader.download = refuse
+    nltk.data.path[:] = [sys.argv[1]]  # only the given dir, not /usr/share/nltk_data
+    from ragreview.services import sentencizer
+    text = "Dr. Who arrived at 5 p.m. on Jan. 3. It rained. 下雨了。好冷！"
+    print(json.dumps({"backend": sentencizer.backend(), "sentences": sentencizer.split(text)}))
+    """
+)
+
+
+def test_works_offline_with_no_nltk_data(tmp_path) -> None:
+    empty = tmp_path / "nltk_data"
+    empty.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-c", _OFFLINE_CHILD, str(empty)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=subprocess_env(tmp_path, NLTK_DATA=str(empty)),
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result == {
+        "backend": "bundled",
+        "sentences": ["Dr. Who arrived at 5 p.m. on Jan. 3.", "It rained.", "下雨了。", "好冷！"],
+    }
+    assert list(empty.iterdir()) == []  # nothing was written into the data dir
+
+
+def test_installed_punkt_tab_model_is_used_when_found(tmp_path) -> None:
+    """A punkt_tab model on nltk.data.path wins over the bundled parameters.
+
+    The model is written here from Punkt parameters whose only abbreviation is "zz",
+    so the test can tell which parameters did the split."""
+    model = tmp_path / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+    model.mkdir(parents=True)
+    # The punkt_tab layout: four text files (NLTK refuses to save outside its data dirs).
+    (model / "abbrev_types.txt").write_text("zz\n", encoding="utf-8")
+    for name in ("collocations.tab", "sent_starters.txt", "ortho_context.tab"):
+        (model / name).write_text("", encoding="utf-8")
+    code = textwrap.dedent(
+        """
+        import json, sys, nltk
+        nltk.data.path[:] = [sys.argv[1]]
+        from ragreview.services import sentencizer
+        print(json.dumps([sentencizer.backend(), sentencizer.split("Zz. Dr. Who came. Ok.")]))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "nltk_data")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=subprocess_env(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["punkt_tab", ["Zz. Dr.", "Who came.", "Ok."]]

@@ -1,0 +1,170 @@
+"""Import (upsert by dataset and id), lookup and iteration on a real SQLite file."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ragreview.core.errors import RagreviewError
+from ragreview.core.record import ImportItem, parse_record
+from ragreview.store import history, memory_database, open_database
+from ragreview.store import records as store_records
+from ragreview.store.migrations import MIGRATIONS
+
+
+def item(position: int, rid: str, text: str = "x", judge=None, human=None, source=None):
+    rec = parse_record(
+        {
+            "id": rid,
+            "documents": [{"sentences": [["0a", text], ["0b", "y"]]}],
+            "response": [["a", "A."]],
+        }
+    )
+    return ImportItem(position, rec, judge or {}, human or {}, source)
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = open_database(tmp_path / "t.ragreview.db")
+    yield database
+    database.conn.close()
+
+
+def test_open_database_migrates_and_sets_durable_pragmas(tmp_path) -> None:
+    db = open_database(tmp_path / "a.db")
+    assert {"datasets", "settings", "records", "judge_labels", "events", "human_labels"} <= set(
+        db.table_names()
+    )
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert db.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    assert not MIGRATIONS.pending(db)
+    db.conn.close()
+    again = open_database(tmp_path / "a.db")  # reopening applies nothing twice
+    assert not MIGRATIONS.pending(again)
+
+
+def test_migrations_apply_on_memory_database() -> None:
+    db = memory_database()
+    assert "events" in db.table_names() and not MIGRATIONS.pending(db)
+
+
+def test_import_inserts_records_and_judge_labels(db) -> None:
+    summary = store_records.import_records(
+        db,
+        "ds",
+        "ragreview",
+        "in.jsonl",
+        [item(1, "r1", judge={"relevant": {"0a": True}}), item(2, "r2")],
+    )
+    assert (summary.inserted, summary.updated, summary.unchanged) == (2, 0, 0)
+    stored = store_records.find(db, "r1")
+    assert stored.judge == {"relevant": {"0a": True}} and stored.human == {}
+    assert stored.status == "unreviewed" and stored.position == 1
+    assert [r.id for r in store_records.iterate(db, "ds")] == ["r1", "r2"]
+    assert store_records.datasets(db)[0]["records"] == 2
+    assert db.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+
+
+def test_human_labels_in_the_file_become_events(db) -> None:
+    store_records.import_records(
+        db, "ds", "ragreview", None, [item(1, "r1", human={"relevant": {"0b": True}})]
+    )
+    stored = store_records.find(db, "r1")
+    assert stored.human == {"relevant": {"0b": True}}
+    events = list(history.iter_events(db))
+    assert [(e.name, e.target, e.old, e.new, e.reason) for e in events] == [
+        ("relevant", "0b", None, True, "imported from file")
+    ]
+
+
+def test_reimport_keeps_human_labels_and_history(db) -> None:
+    store_records.import_records(
+        db, "ds", "ragreview", None, [item(1, "r1", judge={"relevant": {"0a": True}})]
+    )
+    rowid = store_records.find(db, "r1").rowid
+    history.set_label(db, rowid, "relevant", "0a", False, "ann")
+    summary = store_records.import_records(
+        db,
+        "ds",
+        "ragreview",
+        None,
+        [item(1, "r1", judge={"relevant": {"0a": True, "0b": True}}), item(2, "r2")],
+    )
+    assert (summary.inserted, summary.updated, summary.unchanged, summary.stale) == (1, 0, 1, 0)
+    stored = store_records.find(db, "r1")
+    assert stored.rowid == rowid
+    assert stored.human == {"relevant": {"0a": False}}
+    assert stored.judge == {"relevant": {"0a": True, "0b": True}}  # judge layer replaced
+    assert stored.status == "unreviewed"
+    assert len(list(history.iter_events(db))) == 1
+
+
+def test_changed_content_marks_reviewed_or_overridden_records_stale(db) -> None:
+    store_records.import_records(
+        db, "ds", "ragreview", None, [item(1, "r1"), item(2, "r2"), item(3, "r3")]
+    )
+    history.set_label(db, store_records.find(db, "r1").rowid, "relevant", "0a", True, "ann")
+    history.mark(db, store_records.find(db, "r2").rowid, "reviewed", "ann")
+    summary = store_records.import_records(
+        db,
+        "ds",
+        "ragreview",
+        None,
+        [item(1, "r1", "changed"), item(2, "r2", "changed"), item(3, "r3", "changed")],
+    )
+    assert (summary.updated, summary.stale) == (3, 2)
+    assert store_records.find(db, "r1").status == "stale"
+    assert store_records.find(db, "r2").status == "stale"
+    assert store_records.find(db, "r3").status == "unreviewed"  # nothing to re-review
+    assert store_records.find(db, "r1").record.doc_sentences[0] == ("0a", "changed")
+    assert store_records.find(db, "r1").human == {"relevant": {"0a": True}}
+    assert store_records.counts(db, "ds") == {"stale": 2, "unreviewed": 1}
+
+
+def test_changed_source_alone_is_a_change(db) -> None:
+    store_records.import_records(db, "ds", "f", None, [item(1, "r1", source='{"a": 1}')])
+    history.mark(db, store_records.find(db, "r1").rowid, "reviewed", "ann")
+    summary = store_records.import_records(db, "ds", "f", None, [item(1, "r1", source='{"a": 2}')])
+    assert summary.stale == 1 and store_records.find(db, "r1").source == '{"a": 2}'
+
+
+def test_datasets_are_separate(db) -> None:
+    store_records.import_records(db, "one", "ragreview", None, [item(1, "r1")])
+    store_records.import_records(db, "two", "ragreview", None, [item(1, "r1"), item(2, "r2")])
+    assert [d["name"] for d in store_records.datasets(db)] == ["one", "two"]
+    assert store_records.find(db, "r1", "two").dataset == "two"
+    with pytest.raises(RagreviewError, match="several datasets"):
+        store_records.find(db, "r1")
+    with pytest.raises(RagreviewError, match="no record"):
+        store_records.find(db, "nope")
+    assert [r.id for r in store_records.iterate(db, "two")] == ["r1", "r2"]
+
+
+def test_iterate_pages_in_file_order(db) -> None:
+    items = [item(p, f"r{p}") for p in (5, 1, 3, 2, 4)]
+    store_records.import_records(db, "ds", "ragreview", None, items)
+    assert [r.position for r in store_records.iterate(db, "ds", batch=2)] == [1, 2, 3, 4, 5]
+
+
+def test_failed_import_writes_nothing(db) -> None:
+    def items():
+        yield item(1, "r1")
+        raise RuntimeError("reader crashed")
+
+    with pytest.raises(RuntimeError):
+        store_records.import_records(db, "ds", "ragreview", None, items())
+    assert db.conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
+    assert not db.conn.in_transaction
+
+
+def test_foreign_keys_are_enforced(db) -> None:
+    with pytest.raises(sqlite3.IntegrityError):
+        db.conn.execute("INSERT INTO judge_labels VALUES (999, 'relevant', '0a', 'true', NULL)")
+
+
+def test_values_orjson_cannot_write_are_stored(db) -> None:
+    rec = parse_record({"id": "big", "n": 2**70 + 1, "x": float("nan")})
+    store_records.import_records(db, "ds", "ragreview", None, [ImportItem(1, rec)])
+    assert store_records.find(db, "big").record.data["n"] == 2**70 + 1
