@@ -10,12 +10,13 @@ import sqlite3
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE
 from .records import dumps
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
 
 STATUSES = ("unreviewed", "reviewed", "stale")
 
