@@ -134,6 +134,20 @@ def rows(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, ListRow]:
     }
 
 
+def disagreeing(db: sqlite_utils.Database, dataset: str) -> set[int]:
+    """Rowids of records with a human label that differs from the judge's.
+
+    Driven from ``human_labels`` (small) rather than scanning every record."""
+    return {
+        r
+        for (r,) in db.conn.execute(
+            "SELECT DISTINCT h0.record FROM human_labels h0 JOIN records r ON r.rowid = h0.record "
+            f"WHERE r.dataset = ? AND {DISAGREES}",
+            (dataset,),
+        )
+    }
+
+
 def tasks(db: sqlite_utils.Database, dataset: str) -> list[str]:
     return [
         t

@@ -159,6 +159,7 @@ async def test_filters_and_search(demo):
         await pilot.press("slash")
         await pilot.pause()
         await pilot.press(*"nobel", "enter")
+        await app.workers.wait_for_complete()  # the search runs in a thread worker
         await pilot.pause()
         assert ids_in_list(app) == ["rgb-1"]
         assert app.screen.review.stored.id == "rgb-1"

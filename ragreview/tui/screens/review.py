@@ -7,6 +7,7 @@ and only then redraws the row, the verdict bar, the metrics and the list entry.
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import replace
 from pathlib import Path
 
@@ -215,12 +216,13 @@ class ReviewScreen(Screen[None]):
                 self.sentences.move_to(index)
                 return
         current = self.review.rowid
-        found = self._scan(
-            lambda row: row.disagrees and row.rowid != current, self._start_after_current()
-        )
-        if found is None:
+        candidates = browse.disagreeing(self.review.db, self.review.dataset) - {current}
+        places = sorted(i for r in candidates if (i := self.records.index_of(r)) is not None)
+        if not places:
             self.notify("no other disagreement in the list")
             return
+        start = self._start_after_current()
+        found = next((i for i in places if i >= start), places[0])  # wrap around
         self.open_record(self.records.ids[found])
         first = next(
             (i for i, it in enumerate(self.review.items) if self.review.item_disagrees(it)), None
@@ -230,8 +232,12 @@ class ReviewScreen(Screen[None]):
 
     # -- filters ------------------------------------------------------------------------
 
-    def _apply_filter(self, flt: browse.ListFilter) -> None:
-        self.records.load(flt)
+    def _apply_filter(self, flt: browse.ListFilter, ids: array | None = None) -> None:
+        if flt.text and ids is None:  # a text search reads every record: off the UI thread
+            self.notify(f"searching for {flt.text!r}…")
+            self._search(browse.database_path(self.review.db), flt)
+            return
+        self.records.load(flt, ids)
         if self.review.stored is not None and self.records.index_of(self.review.rowid) is not None:
             self.records.show(self.review.rowid)
         elif self.records.ids:
@@ -323,12 +329,27 @@ class ReviewScreen(Screen[None]):
         self.notify(f"exporting to {out.name}…")
         self._export(path, out)
 
+    @work(thread=True, exclusive=True, group="search")
+    def _search(self, db_path: str, flt: browse.ListFilter) -> None:
+        from ...store import open_database
+
+        db = open_database(db_path)  # a worker never shares the UI thread's connection
+        try:
+            ids = browse.rowids(db, self.review.dataset, flt)
+        finally:
+            db.conn.close()
+        self.app.call_from_thread(self._apply_filter, flt, ids)
+
     @work(thread=True, exclusive=True, group="export")
     def _export(self, db_path: str, out: Path) -> None:
         from ...store import open_database
         from ..export import export_dataset
 
-        count = export_dataset(open_database(db_path), self.review.dataset, out)
+        db = open_database(db_path)
+        try:
+            count = export_dataset(db, self.review.dataset, out)
+        finally:
+            db.conn.close()
         self.app.call_from_thread(self.notify, f"wrote {count} records to {out}")
 
     def action_help(self) -> None:

@@ -57,11 +57,11 @@ class RecordList(ScrollView, can_focus=False):
 
     # -- data -------------------------------------------------------------------------
 
-    def load(self, flt: ListFilter | None = None) -> None:
-        """Run the filter query and redraw from the top of the new list."""
+    def load(self, flt: ListFilter | None = None, ids: array | None = None) -> None:
+        """Run the filter query (or take its result) and redraw the new list."""
         if flt is not None:
             self.filter = flt
-        self.ids = browse.rowids(self.db, self.dataset, self.filter)
+        self.ids = browse.rowids(self.db, self.dataset, self.filter) if ids is None else ids
         self._index = None
         self._pages.clear()
         self._digits = len(str(len(self.ids)))
