@@ -41,7 +41,7 @@ def make_app(o, reviewer: str = "alice", blind: bool = False) -> RagreviewApp:
 
 def text_of(widget) -> str:
     """What a widget shows on screen, as plain text lines."""
-    width, height = widget.size
+    width, height = widget.outer_size  # borders included
     strips = widget.render_lines(Region(0, 0, width, height))
     return "\n".join("".join(seg.text for seg in strip).rstrip() for strip in strips)
 

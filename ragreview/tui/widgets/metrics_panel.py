@@ -42,17 +42,18 @@ class MetricsPanel(Static):
         rec_rows, ds_rows = self.values["record"], self.values["dataset"]
         # The metrics that apply to this record, with the dataset's value beside them.
         names = list(rec_rows) or list(ds_rows)
+        families = {n.split(".", 1)[0] for n in names}
+        # One family (the usual case): say it once in the heading and keep rows narrow.
+        family = families.pop() if len(families) == 1 else None
         table = Table.grid(padding=(0, 1))
-        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True, overflow="ellipsis")
         for _ in range(4):
             table.add_column(justify="right", no_wrap=True)
-        n = dataset.get("reviewed_records"), dataset.get("records")
-        ds_title = "dataset" if n[1] is None else f"dataset {n[0]}/{n[1]}"
         table.add_row(
-            Text("judge→reviewed", style="dim"),
+            Text(family or "metric", style="bold"),
             Text("record", style="bold"),
             Text("Δ", style="dim"),
-            Text(ds_title, style="bold"),
+            Text("dataset", style="bold"),
             Text("Δ", style="dim"),
         )
         if not names:
@@ -66,7 +67,8 @@ class MetricsPanel(Static):
                     continue
                 d = delta(judge, reviewed)
                 cells += [Text(f"{fmt(judge)}→{fmt(reviewed)}"), Text(d, style="bold" if d else "")]
-            table.add_row(Text(name), *cells)
+            label = name.split(".", 1)[1] if family and "." in name else name
+            table.add_row(Text(label), *cells)
         self.update(table)
 
 
@@ -79,6 +81,7 @@ def _pairs(
     return {
         n: (None if hidden_judge else judge.get(n), reviewed.get(n))
         for n in names
-        if isinstance(judge.get(n), (int, float, type(None)))
+        if "._" not in n  # components of dataset rates (e.g. rgb._rejection), not metrics
+        and isinstance(judge.get(n), (int, float, type(None)))
         and isinstance(reviewed.get(n), (int, float, type(None)))
     }
