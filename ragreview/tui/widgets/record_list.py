@@ -131,8 +131,13 @@ class RecordList(ScrollView, can_focus=False):
             style += self.get_component_rich_style("record-list--current")
         flag = Segment("≠" if row.disagrees else " ", style + self._disagree_style(row))
         head = f"{STATUS_GLYPH.get(row.status, '?')}{'✎' if row.has_note else ' '}"
-        text = f" {row.position:>{self._digits}} {_one_line(row.id)}"
-        segments = [Segment(head, style), flag, Segment(text, style)]
+        # The id matters most: the file position is shown only when there is room.
+        position = f"{row.position:>{self._digits}} " if width >= 28 else ""
+        room = max(1, width - 4 - len(position))
+        rid = _one_line(row.id)
+        if len(rid) > room:
+            rid = rid[: room - 1] + "…"
+        segments = [Segment(head, style), flag, Segment(f" {position}{rid}", style)]
         return Strip(segments).crop_extend(0, width, style)
 
     def _disagree_style(self, row: ListRow) -> Style:
