@@ -94,6 +94,10 @@ def export_cmd(
             "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
         ).fetchone()[0]
         items = store_records.iterate(opened.db, opened.dataset, status=status)
+        if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
+            from ..store.review_queries import with_gold_metadata
+
+            items = with_gold_metadata(items, config)
         try:
             out = sys.stdout if out_path == "-" else Path(out_path).open("w", encoding="utf-8")
         except OSError as err:

@@ -129,6 +129,61 @@ def m001_initial(db: Database) -> None:
 
 
 @MIGRATIONS()
+def m004_agreement(db: Database) -> None:
+    db.executescript(
+        """
+        -- Seeded review samples (`ragreview sample`): how they were drawn, and members.
+        CREATE TABLE samples (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            dataset TEXT NOT NULL,
+            n INTEGER NOT NULL,               -- records asked for
+            by_field TEXT,                    -- stratification field, NULL = simple random
+            seed INTEGER NOT NULL,
+            population INTEGER NOT NULL,      -- records in the dataset when drawn
+            at TEXT NOT NULL
+        );
+        CREATE TABLE sample_records (
+            sample INTEGER NOT NULL REFERENCES samples(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            stratum TEXT,                     -- JSON value of by_field on the record
+            PRIMARY KEY (sample, record)
+        ) WITHOUT ROWID;
+        -- Merged reviews (`ragreview merge`): each source reviewer's file and labels,
+        -- kept so human-vs-human agreement and conflicts stay queryable.
+        CREATE TABLE merge_sources (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL,
+            reviewer TEXT NOT NULL,           -- unique within the merged DB
+            merged_at TEXT NOT NULL
+        );
+        CREATE TABLE reviewer_records (
+            source INTEGER NOT NULL REFERENCES merge_sources(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            status TEXT NOT NULL,
+            reviewed_by TEXT,
+            reviewed_at TEXT,
+            PRIMARY KEY (source, record)
+        ) WITHOUT ROWID;
+        CREATE TABLE reviewer_labels (        -- each source's human layer (overrides)
+            source INTEGER NOT NULL REFERENCES merge_sources(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            value TEXT NOT NULL,              -- JSON
+            PRIMARY KEY (source, record, name, target)
+        ) WITHOUT ROWID;
+        -- Items the reviewers who reviewed a record disagree on, for adjudication.
+        CREATE TABLE merge_conflicts (
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            PRIMARY KEY (record, name, target)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@MIGRATIONS()
 def m005_tui(db: Database) -> None:
     # The review list filters by task; without this a 100,000-record filter reads every
     # record's JSON (about a second), with it a few milliseconds.

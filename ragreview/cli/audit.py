@@ -1,0 +1,218 @@
+"""Judge audit: ``ragreview agreement``, ``ragreview merge``, ``ragreview sample``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..core import agreement_report
+from ..core.agreement import BOOTSTRAP_RESAMPLES
+from ..store import merge as store_merge
+from ..store import open_database, review_queries
+from ..store import settings as store_settings
+from . import cli
+from .common import user_errors
+from .options import dataset_option, db_option, json_option
+from .session import open_target
+
+
+def build_report(
+    db: Any, dataset: str, seed: int, resamples: int, all_reviewed: bool
+) -> tuple[dict[str, Any], dict[str, list[tuple[float, float]]]]:
+    """The agreement report of one dataset, and the per-metric points for plots."""
+    sample = review_queries.latest_sample(db, dataset)
+    only = None if sample is None or all_reviewed else set(sample.members)
+    reviewed = review_queries.reviewed(db, dataset, only)
+    settings = store_settings.get_all(db, dataset)
+    metrics_fn = agreement_report.record_metrics_fn()
+    per_record = (
+        None
+        if metrics_fn is None
+        else agreement_report.per_record_metrics(reviewed, settings, metrics_fn)
+    )
+    report = agreement_report.build(reviewed, per_record, seed=seed, resamples=resamples)
+    report["dataset"] = dataset
+    report["variant"] = settings
+    if sample is not None:
+        block = review_queries.sample_report(db, sample)
+        block["restricted_to_sample"] = only is not None
+        report["sample"] = block
+        if only is None and block["reviewed_outside_sample"]:
+            report["warnings"].append(
+                f"{block['reviewed_outside_sample']} reviewed records are outside the sample "
+                "and were counted (--all-reviewed): the numbers may not describe the dataset"
+            )
+        if block["reviewed"] < block["n"]:
+            report["warnings"].append(
+                f"only {block['reviewed']} of the {block['n']} sampled records are reviewed"
+            )
+    human = store_merge.human_agreement(db, dataset)
+    if human is not None:
+        human["conflicts"] = len(store_merge.conflicts(db, dataset))
+        human["open_conflicts"] = len(store_merge.conflicts(db, dataset, open_only=True))
+        report["reviewers"] = human
+    points = {} if per_record is None else agreement_report.metric_pairs(per_record)
+    return report, points
+
+
+@cli.command()
+@click.argument("path")
+@json_option
+@click.option(
+    "--html", "html_path", metavar="FILE", help="Also write a self-contained HTML report."
+)
+@click.option("--seed", default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--resamples", default=BOOTSTRAP_RESAMPLES, show_default=True, help="Bootstrap resamples."
+)
+@click.option(
+    "--all-reviewed",
+    is_flag=True,
+    help="Count every reviewed record even when a sample was drawn (default: the sample).",
+)
+@db_option
+@dataset_option
+def agreement(
+    path: str,
+    as_json: bool,
+    html_path: str | None,
+    seed: int,
+    resamples: int,
+    all_reviewed: bool,
+    db: str | None,
+    dataset: str | None,
+) -> None:
+    """How far the judge agrees with the reviewers, over records marked reviewed.
+
+    Per label: confusion (judge = prediction, human = truth), accuracy, Cohen's κ,
+    precision, recall, F1, TPR, TNR. Per metric: judge mean, reviewed mean, bias with
+    a seeded bootstrap 95 % interval, Pearson, Spearman, RMSE.
+    """
+    if resamples < 1:
+        raise click.UsageError("--resamples must be at least 1")
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        report, points = build_report(opened.db, opened.dataset, seed, resamples, all_reviewed)
+    if html_path:
+        from ..services import report_html
+
+        Path(html_path).write_text(report_html.render(report, points), encoding="utf-8")
+        click.echo(f"wrote {html_path}", err=True)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        from .audit_text import print_report
+
+        print_report(report)
+
+
+@cli.command("merge")
+@click.argument("paths", nargs=-1, required=True, metavar="A.db B.db …")
+@click.option("--into", "into", required=True, metavar="C.db", help="The merged database.")
+@json_option
+def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
+    """Combine several reviewers' files of the same dataset into one.
+
+    Where the reviewers of a record agree, their labels carry over; where they
+    disagree the item is a conflict to adjudicate (``ragreview open C.db``).
+    """
+    with user_errors():
+        if Path(into).resolve() in {Path(p).resolve() for p in paths}:
+            raise click.UsageError("--into must be a new file, not one of the inputs")
+        database = open_database(into)
+        summary = store_merge.merge(database, list(paths))
+        agreement_by_dataset = {
+            name: store_merge.human_agreement(database, name) for name in summary.datasets
+        }
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "into": into,
+                    "reviewers": [
+                        {"path": p, "reviewer": r, "reviewed": n} for p, r, n in summary.reviewers
+                    ],
+                    "records": summary.records,
+                    "conflicts": summary.conflicts,
+                    "agreement": agreement_by_dataset,
+                    "warnings": summary.warnings,
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    from .audit_text import print_merge
+
+    print_merge(into, summary, agreement_by_dataset)
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--n", "n", required=True, type=int, help="How many records to draw.")
+@click.option("--by", "by", metavar="FIELD", help="Stratify by this record field (e.g. task).")
+@click.option("--seed", default=0, show_default=True, help="Random seed.")
+@db_option
+@dataset_option
+def sample(
+    path: str, n: int, by: str | None, seed: int, db: str | None, dataset: str | None
+) -> None:
+    """Draw a seeded (optionally stratified) sample of records to review.
+
+    Prints the record ids. ``agreement`` then counts the reviewed records of the
+    latest sample, so its numbers describe the whole dataset.
+    """
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        drawn = review_queries.draw_sample(opened.db, opened.dataset, n, by, seed)
+        ids = review_queries.record_ids(opened.db, drawn.members)
+    for rid in ids:
+        click.echo(rid)
+    how = f"stratified by {by}" if by else "simple random"
+    click.echo(
+        f"sample {drawn.id}: {len(ids)} of {drawn.population} records ({how}, seed {seed})",
+        err=True,
+    )
+
+
+@cli.command("conflicts")
+@click.argument("path")
+@click.option("--open", "open_only", is_flag=True, help="Only conflicts not yet adjudicated.")
+@json_option
+@db_option
+@dataset_option
+def conflicts_cmd(
+    path: str, open_only: bool, as_json: bool, db: str | None, dataset: str | None
+) -> None:
+    """List the items the reviewers of a merged file disagree on.
+
+    Adjudicate in ``ragreview open`` or with ``ragreview label`` (an ordinary event).
+    """
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        found = store_merge.conflicts(opened.db, opened.dataset, open_only=open_only)
+    for c in found:
+        if as_json:
+            click.echo(
+                json.dumps(
+                    {
+                        "record": c.record,
+                        "name": c.name,
+                        "target": c.target,
+                        "values": c.values,
+                        "current": c.current,
+                        "adjudicated": c.adjudicated,
+                    },
+                    ensure_ascii=False,
+                )
+            )
+        else:
+            votes = " ".join(f"{who}={json.dumps(v)}" for who, v in c.values.items())
+            done = " adjudicated" if c.adjudicated else ""
+            click.echo(
+                f"{c.record} {c.name} {c.target}: {votes} (now {json.dumps(c.current)}){done}"
+            )
+    if not as_json:
+        click.echo(f"{len(found)} conflicts", err=True)

@@ -1,0 +1,258 @@
+"""Agreement statistics (SPEC §6.6): judge vs human and human vs human.
+
+Pure functions over plain values, stdlib only. The judge is always the *prediction*
+and the human the *truth*, so "precision" is the share of the judge's positives the
+human kept, and "recall" (= TPR) the share of the human's positives the judge found.
+Every statistic returns ``None`` where it is undefined (a zero denominator) rather
+than a made-up 0 or 1.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Binary confusion counts with the judge as prediction, the human as truth."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+    def as_json(self) -> dict[str, int]:
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn}
+
+
+def confusion(pairs: Sequence[tuple[bool, bool]]) -> Confusion:
+    """Count ``(judge, human)`` boolean pairs."""
+    tp = fp = fn = tn = 0
+    for judge, human in pairs:
+        if judge and human:
+            tp += 1
+        elif judge:
+            fp += 1
+        elif human:
+            fn += 1
+        else:
+            tn += 1
+    return Confusion(tp, fp, fn, tn)
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return None if den == 0 else num / den
+
+
+def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
+    """Cohen's κ of two raters over nominal values (any number of classes).
+
+    κ = (p_o − p_e) / (1 − p_e) with p_e from the raters' marginals (Cohen 1960,
+    as sklearn's ``cohen_kappa_score``). Undefined (None) when p_e = 1, i.e. both
+    raters used one and the same class throughout.
+    """
+    n = len(pairs)
+    if n == 0:
+        return None
+    observed = sum(1 for a, b in pairs if a == b) / n
+    left = Counter(a for a, _ in pairs)
+    right = Counter(b for _, b in pairs)
+    expected = sum(left[c] * right.get(c, 0) for c in left) / (n * n)
+    if expected == 1:
+        return None
+    return (observed - expected) / (1 - expected)
+
+
+def binary_stats(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
+    """The SPEC §9 per-label block: n, accuracy, κ, precision, recall, F1, TPR, TNR."""
+    c = confusion(pairs)
+    return {
+        "n": c.n,
+        "accuracy": _ratio(c.tp + c.tn, c.n),
+        "kappa": cohen_kappa([(bool(j), bool(h)) for j, h in pairs]),
+        "precision": _ratio(c.tp, c.tp + c.fp),
+        "recall": _ratio(c.tp, c.tp + c.fn),
+        "f1": _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn),
+        "tpr": _ratio(c.tp, c.tp + c.fn),
+        "tnr": _ratio(c.tn, c.tn + c.fp),
+        "confusion": c.as_json(),
+    }
+
+
+def class_name(value: Any) -> str:
+    """A label value as a JSON object key: ``"S"``, ``"0.5"``, ``"1"``, ``"true"``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def multiclass_stats(pairs: Sequence[tuple[Hashable, Hashable]]) -> dict[str, Any]:
+    """Accuracy, κ and the full judge × human matrix for a label with several values."""
+    n = len(pairs)
+    matrix: dict[str, dict[str, int]] = {}
+    for judge, human in pairs:
+        row = matrix.setdefault(class_name(judge), {})
+        row[class_name(human)] = row.get(class_name(human), 0) + 1
+    return {
+        "n": n,
+        "accuracy": _ratio(sum(1 for j, h in pairs if j == h), n),
+        "kappa": cohen_kappa(pairs),
+        "matrix": matrix,
+    }
+
+
+def percent_agreement(units: Sequence[Sequence[Hashable | None]]) -> float | None:
+    """Share of agreeing pairs among all pairs of present values within each unit."""
+    agree = total = 0
+    for unit in units:
+        values = [v for v in unit if v is not None]
+        for i in range(len(values)):
+            for j in range(i + 1, len(values)):
+                total += 1
+                agree += values[i] == values[j]
+    return _ratio(agree, total)
+
+
+def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable | None]]) -> float | None:
+    """Krippendorff's α for nominal data, missing values allowed.
+
+    ``units`` holds, per unit (item), each rater's value or None. Built from the
+    coincidence matrix (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"):
+    units with fewer than two values are not pairable and are dropped; each ordered
+    pair of values from different raters in a unit with m values adds 1/(m − 1).
+    α = 1 − (n − 1) · D_o / Σ_{c≠k} n_c n_k. None when there is no disagreement to
+    expect (fewer than two pairable values, or only one value used).
+    """
+    coincidences: dict[tuple[Hashable, Hashable], float] = {}
+    for unit in units:
+        values = [v for v in unit if v is not None]
+        m = len(values)
+        if m < 2:
+            continue
+        for i, a in enumerate(values):
+            for j, b in enumerate(values):
+                if i != j:
+                    coincidences[(a, b)] = coincidences.get((a, b), 0.0) + 1 / (m - 1)
+    totals: dict[Hashable, float] = {}
+    for (a, _), weight in coincidences.items():
+        totals[a] = totals.get(a, 0.0) + weight
+    n = sum(totals.values())
+    observed = sum(w for (a, b), w in coincidences.items() if a != b)
+    expected = n * n - sum(t * t for t in totals.values())  # Σ_{c≠k} n_c n_k
+    if n <= 1 or expected <= 1e-12:
+        return None
+    return 1 - (n - 1) * observed / expected
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return None if not values else math.fsum(values) / len(values)
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Pearson's r; None with fewer than two points or a constant series."""
+    n = len(x)
+    if n < 2:
+        return None
+    mx, my = math.fsum(x) / n, math.fsum(y) / n
+    sxy = math.fsum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx = math.fsum((a - mx) ** 2 for a in x)
+    syy = math.fsum((b - my) ** 2 for b in y)
+    if sxx == 0 or syy == 0:
+        return None
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+
+
+def average_ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks, ties sharing the average of the ranks they span."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's ρ: Pearson of average ranks (as ``scipy.stats.spearmanr``)."""
+    return pearson(average_ranks(x), average_ranks(y))
+
+
+def rmse(x: Sequence[float], y: Sequence[float]) -> float | None:
+    if not x:
+        return None
+    return math.sqrt(math.fsum((a - b) ** 2 for a, b in zip(x, y)) / len(x))
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    """The q-quantile (0 ≤ q ≤ 1) with linear interpolation (numpy's default)."""
+    pos = q * (len(sorted_values) - 1)
+    low = math.floor(pos)
+    high = min(low + 1, len(sorted_values) - 1)
+    frac = pos - low
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * frac
+
+
+def bootstrap_ci(
+    diffs: Sequence[float],
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = 0.95,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the mean of ``diffs``, resampling records.
+
+    ``random.Random(seed)`` draws ``resamples`` samples of len(diffs) records with
+    replacement; the interval is the (1 − level)/2 and (1 + level)/2 quantiles of the
+    resampled means. Seeded, so a report can be reproduced exactly.
+    """
+    n = len(diffs)
+    if n == 0:
+        return None
+    rng = random.Random(seed)
+    means = sorted(math.fsum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    tail = (1 - level) / 2
+    return percentile(means, tail), percentile(means, 1 - tail)
+
+
+def metric_stats(
+    pairs: Sequence[tuple[float, float]],
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> dict[str, Any]:
+    """The SPEC §9 per-metric block from per-record ``(judge, reviewed)`` values."""
+    judge = [float(j) for j, _ in pairs]
+    reviewed = [float(e) for _, e in pairs]
+    judge_mean, reviewed_mean = mean(judge), mean(reviewed)
+    bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
+    ci = bootstrap_ci([j - e for j, e in zip(judge, reviewed)], seed, resamples)
+    return {
+        "n": len(pairs),
+        "judge_mean": judge_mean,
+        "effective_mean": reviewed_mean,
+        "bias": bias,
+        "ci_low": None if ci is None else ci[0],
+        "ci_high": None if ci is None else ci[1],
+        "pearson": pearson(judge, reviewed),
+        "spearman": spearman(judge, reviewed),
+        "rmse": rmse(judge, reviewed),
+    }

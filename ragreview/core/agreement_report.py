@@ -1,0 +1,242 @@
+"""The ``agreement`` report: judge vs reviewed labels and metrics over reviewed records.
+
+Assembles the statistics of ``agreement`` over items chosen by ``label_items``. The
+reviewed value of a label is the *effective* one (human override, else the judge's):
+a reviewed record's un-overridden labels count as the reviewer accepting the judge.
+"Independent" agreement instead compares the judge with the blind first pass alone
+(what the reviewer said before seeing the judge), which is free of anchoring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import label_items
+from .agreement import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    binary_stats,
+    cohen_kappa,
+    krippendorff_alpha_nominal,
+    multiclass_stats,
+    percent_agreement,
+)
+from .agreement import metric_stats as _metric_stats
+from .labels import CATALOGUE, Layer, effective
+from .record import Record
+
+MIN_LABEL_ITEMS = 30  # below this a κ or a rate moves a lot with one item
+MIN_METRIC_RECORDS = 20
+
+MetricsFn = Callable[[Record, Layer, Mapping[str, Any]], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """One reviewed record with its label layers (``blind`` None: no blind pass)."""
+
+    record: Record
+    judge: Layer
+    human: Layer
+    blind: Layer | None = None
+
+    @property
+    def effective(self) -> dict[str, dict[str, Any]]:
+        return effective(self.judge, self.human)
+
+
+def record_metrics_fn() -> MetricsFn | None:
+    """``core.metrics.record_metrics`` when this build has it (the one guarded import)."""
+    try:
+        from .metrics import record_metrics  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return record_metrics  # type: ignore[no-any-return,unused-ignore]
+
+
+def label_agreement(
+    pairs_by_record: Iterable[tuple[Record, Layer, Layer]],
+    *,
+    human_names_only: bool = False,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+    """Per label name: the binary block, the multi-class block, and unpaired counts.
+
+    Each element is ``(record, judge layer, human-side layer)``. The third result
+    counts items the human side gives but the judge does not (they cannot be scored).
+    ``human_names_only`` (blind passes): a label is compared only on records where the
+    human side gave it at all, since a blind pass may cover some label kinds only.
+    """
+    pairs: dict[str, list[tuple[Any, Any]]] = {}
+    unpaired: dict[str, int] = {}
+    for record, judge, human in pairs_by_record:
+        for name in CATALOGUE:
+            if not (
+                name in human
+                if human_names_only
+                else label_items.applies(record, name, (judge, human))
+            ):
+                continue
+            got = label_items.paired(record, judge, human, name, strict=human_names_only)
+            pairs.setdefault(name, []).extend(got)
+            human_items = label_items.values(record, human, name)
+            judge_items = label_items.values(record, judge, name)
+            missing = sum(1 for item in human_items if item not in judge_items)
+            if missing:
+                unpaired[name] = unpaired.get(name, 0) + missing
+    labels: dict[str, Any] = {}
+    multiclass: dict[str, Any] = {}
+    for name in label_items.label_names([pairs]):
+        got = pairs[name]
+        if not got:
+            continue
+        labels[name] = binary_stats(
+            [(label_items.binary(name, j), label_items.binary(name, h)) for j, h in got]
+        )
+        if label_items.is_multiclass(name):
+            multiclass[name] = multiclass_stats(got)
+    return labels, multiclass, unpaired
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def metric_agreement(
+    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> dict[str, Any]:
+    """Per metric name, from each record's ``(judge metrics, reviewed metrics)``.
+
+    A record counts for a metric when the metric is defined under both layers.
+    """
+    pairs = metric_pairs(per_record)
+    return {name: _metric_stats(values, seed, resamples) for name, values in pairs.items()}
+
+
+def per_record_metrics(
+    reviewed: Sequence[Reviewed], settings: Mapping[str, Any], metrics_fn: MetricsFn
+) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+    """Each reviewed record's metrics under the judge layer and the effective layer."""
+    return [
+        (metrics_fn(r.record, r.judge, settings), metrics_fn(r.record, r.effective, settings))
+        for r in reviewed
+    ]
+
+
+def metric_pairs(
+    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+) -> dict[str, list[tuple[float, float]]]:
+    """Per metric, the ``(judge, reviewed)`` values of records where both are defined."""
+    pairs: dict[str, list[tuple[float, float]]] = {}
+    for judge, reviewed in per_record:
+        for name in sorted(judge.keys() | reviewed.keys()):
+            j, r = _number(judge.get(name)), _number(reviewed.get(name))
+            if j is not None and r is not None:
+                pairs.setdefault(name, []).append((j, r))
+    return dict(sorted(pairs.items()))
+
+
+def build(
+    reviewed: Sequence[Reviewed],
+    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = None,
+    *,
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> dict[str, Any]:
+    """The full report (SPEC §9 ``labels`` and ``metrics`` plus extra sections).
+
+    ``per_record`` is ``per_record_metrics(reviewed, …)``; None when this build has no
+    per-record metrics (the ``metrics`` section is then empty, with a warning).
+    """
+    warnings: list[str] = []
+    labels, multiclass, unpaired = label_agreement(
+        (r.record, r.judge, r.effective) for r in reviewed
+    )
+    for name, count in unpaired.items():
+        warnings.append(f"{name}: {count} items have a human label but no judge label")
+    few = [f"{name} {block['n']}" for name, block in labels.items() if block["n"] < MIN_LABEL_ITEMS]
+    if few:
+        warnings.append(
+            f"few items compared (under {MIN_LABEL_ITEMS}): {', '.join(few)}; "
+            "those labels' numbers are very uncertain"
+        )
+
+    if per_record is None:
+        metrics: dict[str, Any] = {}
+        warnings.append("per-record metrics are not available in this build")
+    else:
+        metrics = metric_agreement(per_record, seed, resamples)
+        few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]
+        if few:
+            warnings.append(
+                f"few records (under {MIN_METRIC_RECORDS}): {', '.join(few)}; "
+                "those metrics' bias intervals are not reliable"
+            )
+
+    blind = [r for r in reviewed if r.blind]
+    ind_labels, ind_multi, _ = label_agreement(
+        ((r.record, r.judge, r.blind) for r in blind if r.blind is not None),
+        human_names_only=True,
+    )
+    if not reviewed:
+        warnings.insert(0, "no record is marked reviewed: nothing to compare")
+    return {
+        "labels": labels,
+        "metrics": metrics,
+        "records": len(reviewed),
+        "multiclass": multiclass,
+        "independent": {"records": len(blind), "labels": ind_labels, "multiclass": ind_multi},
+        "bootstrap": {"seed": seed, "resamples": resamples, "level": 0.95},
+        "warnings": warnings,
+    }
+
+
+def reviewer_agreement(
+    per_record: Iterable[tuple[Record, Layer, Sequence[Layer | None]]],
+    reviewers: Sequence[str],
+) -> dict[str, Any]:
+    """Human-vs-human agreement: per label, Krippendorff's α (nominal) over all
+    reviewers, pairwise percent agreement, and Cohen's κ when there are two.
+
+    Each element is ``(record, judge layer, [each reviewer's effective layer or None
+    when they did not review the record])``. Items follow ``label_items``; a unit
+    counts when at least two reviewers gave it a value.
+    """
+    units: dict[str, list[list[Any]]] = {}
+    records = 0
+    for record, _judge, layers in per_record:
+        present = [layer for layer in layers if layer is not None]
+        if len(present) < 2:
+            continue
+        records += 1
+        for name in CATALOGUE:
+            if not label_items.applies(record, name, present):
+                continue
+            given = [
+                {} if layer is None else label_items.values(record, layer, name) for layer in layers
+            ]
+            items: dict[label_items.Item, None] = {}
+            for values in given:
+                items.update(dict.fromkeys(values))
+            for item in items:
+                units.setdefault(name, []).append(
+                    [label_items.hashable(values[item]) if item in values else None
+                     for values in given]
+                )  # fmt: skip
+    labels: dict[str, Any] = {}
+    for name in label_items.label_names([units]):
+        pairable = [u for u in units[name] if sum(v is not None for v in u) >= 2]
+        block: dict[str, Any] = {
+            "items": len(pairable),
+            "percent_agreement": percent_agreement(pairable),
+            "alpha": krippendorff_alpha_nominal(pairable),
+        }
+        if len(reviewers) == 2:
+            block["kappa"] = cohen_kappa([(u[0], u[1]) for u in pairable])
+        labels[name] = block
+    return {"reviewers": list(reviewers), "records": records, "labels": labels}

@@ -1,0 +1,113 @@
+"""Which items a label comparison counts, and each label's binary view.
+
+An *item* is one value a rater gives: a label name on one target of one record
+(``relevant`` on ``0a``). Rules, the same for judge vs human and human vs human:
+
+- A label name is compared on a record only when its family applies there: the
+  record's task is of that family (``trace``; ``rgb-*``; ``mtrag``; ``longform``;
+  ``ragas``) or one of the compared layers carries a label of that family on the
+  record. A trace record's ``rejected`` is not "false", it does not apply; but a trace
+  record where the judge marked no sentence relevant counts as "all irrelevant".
+- Then every target the record has for that label kind is an item. An absent value
+  takes the catalogue default where one is defined (``relevant``/``utilized`` absent =
+  false); with no default, an item missing from either layer is not compared.
+- ``support_keys`` (a list per response sentence) is compared as one boolean item per
+  (response sentence, candidate) — is this document sentence or special token cited?
+
+Binary views (positive class) for the confusion matrix of non-boolean labels:
+``fact`` = ``"S"``; ``idk``/``underspecified`` = 1 (0.5 and 0 negative);
+``answerability`` = ``"ANSWERABLE"``; ``rb_llm_rating`` = rating > 5;
+``support_keys`` items are booleans already. Multi-class agreement (accuracy, κ,
+matrix) is reported separately for the choice and rating labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
+
+from .labels import CATALOGUE, SUPPORT_TOKENS, Layer
+from .record import Record
+
+Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
+
+POSITIVE = {"fact": "S", "idk": 1, "underspecified": 1, "answerability": "ANSWERABLE"}
+MULTICLASS_KINDS = ("choice", "rating")
+RATING_THRESHOLD = 5
+
+
+def binary(name: str, value: Any) -> bool:
+    """The label value in its binary view (see the module docstring)."""
+    label = CATALOGUE[name]
+    if label.kind in ("bool", "keys"):
+        return bool(value)
+    if label.kind == "rating":
+        return float(value) > RATING_THRESHOLD
+    return value == POSITIVE[name]
+
+
+def is_multiclass(name: str) -> bool:
+    return CATALOGUE[name].kind in MULTICLASS_KINDS
+
+
+def hashable(value: Any) -> Hashable:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def task_family(task: str | None) -> str | None:
+    if task is None:
+        return None
+    if task.startswith("rgb"):
+        return "rgb"
+    return task if task in ("trace", "mtrag", "longform", "ragas") else None
+
+
+def applies(record: Record, name: str, layers: Iterable[Layer]) -> bool:
+    """Whether label ``name`` is compared on ``record`` (see the module docstring)."""
+    family = CATALOGUE[name].family
+    if task_family(record.task) == family:
+        return True
+    return any(n in CATALOGUE and CATALOGUE[n].family == family for layer in layers for n in layer)
+
+
+def values(record: Record, layer: Layer, name: str) -> dict[Item, Any]:
+    """Every item of label ``name`` on ``record`` that ``layer`` gives a value to."""
+    label = CATALOGUE[name]
+    given: Mapping[str, Any] = layer.get(name, {})
+    out: dict[Item, Any] = {}
+    if label.kind == "keys":
+        candidates = [k for k, _ in record.doc_sentences] + sorted(SUPPORT_TOKENS)
+        for target in record.targets(label.target):
+            if target in given:
+                cited = set(given[target])
+                for key in candidates:
+                    out[(target, key)] = key in cited
+        return out
+    for target in record.targets(label.target):
+        value = given.get(target, label.default)
+        if value is not None:
+            out[(target,)] = value
+    return out
+
+
+def paired(
+    record: Record, judge: Layer, human: Layer, name: str, *, strict: bool = False
+) -> list[tuple[Any, Any]]:
+    """``(judge, human)`` values of every item both layers give on this record.
+
+    ``strict`` (blind passes, which may cover some label kinds only): the label is
+    compared only where the human side gave that very label.
+    """
+    if not (name in human if strict else applies(record, name, (judge, human))):
+        return []
+    left = values(record, judge, name)
+    right = values(record, human, name)
+    return [(left[item], right[item]) for item in left if item in right]
+
+
+def label_names(layers: Iterable[Iterable[str]]) -> list[str]:
+    """Catalogue names present in any of the layers (or name lists), in catalogue order."""
+    seen: set[str] = set()
+    for layer in layers:
+        seen.update(layer)
+    return [name for name in CATALOGUE if name in seen]

@@ -1,0 +1,367 @@
+"""Merging several reviewers' files of one dataset (``ragreview merge``).
+
+The merged DB holds the records and judge labels once, every source reviewer's human
+layer and review status (``reviewer_labels``, ``reviewer_records``), and a consensus
+human layer: where everyone who reviewed a record agrees, their value (as one event
+by ``merge``); where they disagree, nothing, and a ``merge_conflicts`` row for an
+adjudicator, whose choice is an ordinary label event.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
+
+from ..core.agreement_report import reviewer_agreement
+from ..core.errors import RagreviewError
+from ..core.label_items import hashable
+from ..core.labels import CATALOGUE, effective, value_of
+from ..core.record import parse_record
+from . import history, metric_rows
+from .db import write
+from .records import loads, now
+
+MERGE_REVIEWER = "merge"
+
+
+@dataclass
+class _Record:
+    dataset: str
+    id: str
+    position: int
+    task: str | None
+    data: str
+    source: str | None
+    content_hash: str
+    status: str
+    reviewed_by: str | None
+    reviewed_at: str | None
+    judge: list[tuple[str, str, str, str | None]]  # name, target, value JSON, run
+    human: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class _Source:
+    path: str
+    reviewer: str
+    datasets: list[tuple]
+    settings: dict[tuple[str, str], str]
+    records: dict[tuple[str, str], _Record]
+
+
+@dataclass
+class MergeSummary:
+    reviewers: list[tuple[str, str, int]]  # (path, reviewer, records reviewed)
+    records: int
+    conflicts: int
+    datasets: list[str]
+    warnings: list[str]
+
+
+def _read(path: str) -> _Source:
+    if not Path(path).is_file():
+        raise RagreviewError(f"{path}: no such database")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        try:
+            datasets = conn.execute(
+                "SELECT name, format, source_path, imported_at FROM datasets"
+            ).fetchall()
+        except sqlite3.DatabaseError:
+            raise RagreviewError(f"{path}: not a ragreview database") from None
+        settings = {
+            (d, n): v for d, n, v in conn.execute("SELECT dataset, name, value FROM settings")
+        }
+        records: dict[tuple[str, str], _Record] = {}
+        by_rowid: dict[int, _Record] = {}
+        for row in conn.execute(
+            "SELECT rowid, dataset, id, position, task, data, source, content_hash, status, "
+            "reviewed_by, reviewed_at FROM records"
+        ):
+            rowid, dataset, rid, position, task, data, source, digest, status, by, at = row
+            rec = _Record(dataset, rid, position, task, data, source, digest, status, by, at, [])
+            records[(rec.dataset, rec.id)] = rec
+            by_rowid[rowid] = rec
+        for rowid, name, target, value, run in conn.execute(
+            "SELECT record, name, target, value, run FROM judge_labels"
+        ):
+            by_rowid[rowid].judge.append((name, target, value, run))
+        for rowid, name, target, value in conn.execute(
+            "SELECT record, name, target, value FROM human_labels"
+        ):
+            by_rowid[rowid].human.setdefault(name, {})[target] = loads(value)
+    finally:
+        conn.close()
+    names = Counter(r.reviewed_by for r in records.values() if r.status == "reviewed")
+    reviewer = names.most_common(1)[0][0] if names else Path(path).stem
+    return _Source(path, reviewer or Path(path).stem, datasets, settings, records)
+
+
+def _check(sources: list[_Source]) -> list[str]:
+    """Refuse files that are not reviews of the same judged records; list soft issues."""
+    warnings: list[str] = []
+    first: dict[tuple[str, str], tuple[_Source, _Record]] = {}
+    for src in sources:
+        for key, rec in src.records.items():
+            if key not in first:
+                first[key] = (src, rec)
+                continue
+            other_src, other = first[key]
+            where = f"record {key[1]!r} of dataset {key[0]!r}"
+            if other.content_hash != rec.content_hash:
+                raise RagreviewError(
+                    f"{src.path} and {other_src.path} hold different content for {where}: "
+                    "merge reviews of the same imported file"
+                )
+            if sorted(other.judge) != sorted(rec.judge):
+                raise RagreviewError(
+                    f"{src.path} and {other_src.path} hold different judge labels for {where}"
+                )
+    for src in sources[1:]:
+        if src.settings != sources[0].settings:
+            warnings.append(
+                f"{src.path}: settings differ from {sources[0].path}; kept those of the latter"
+            )
+    seen: Counter[str] = Counter(s.reviewer for s in sources)
+    for src in sources:  # one name per source, so κ/α rows and conflicts are unambiguous
+        if seen[src.reviewer] > 1:
+            src.reviewer = f"{src.reviewer} ({Path(src.path).name})"
+    return warnings
+
+
+def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
+    """Merge the review files ``paths`` into ``db`` (which must not hold their datasets)."""
+    if len(paths) < 2:
+        raise RagreviewError("merge needs at least two review files")
+    sources = [_read(p) for p in paths]
+    warnings = _check(sources)
+    dataset_rows = {row[0]: row for src in reversed(sources) for row in src.datasets}
+    existing = {name for (name,) in db.conn.execute("SELECT name FROM datasets")}
+    clash = sorted(existing & dataset_rows.keys())
+    if clash:
+        raise RagreviewError(
+            f"the target already holds dataset {clash[0]!r}: merge into a new file"
+        )
+    keys = sorted(
+        {k for src in sources for k in src.records},
+        key=lambda k: (k[0], _first(sources, k).position),
+    )
+    conflicts = 0
+    rowids: list[int] = []
+    with write(db.conn) as conn:
+        conn.executemany("INSERT INTO datasets VALUES (?, ?, ?, ?)", dataset_rows.values())
+        conn.executemany(
+            "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?)",
+            [(d, n, v) for (d, n), v in sources[0].settings.items()],
+        )
+        source_ids = []
+        for src in sources:
+            cur = conn.execute(
+                "INSERT INTO merge_sources (path, reviewer, merged_at) VALUES (?, ?, ?)",
+                (str(Path(src.path).resolve()), src.reviewer, now()),
+            )
+            source_ids.append(cur.lastrowid)
+        for key in keys:
+            rec = _first(sources, key)
+            rowid = conn.execute(
+                "INSERT INTO records (dataset, id, position, task, data, source, content_hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    rec.dataset,
+                    rec.id,
+                    rec.position,
+                    rec.task,
+                    rec.data,
+                    rec.source,
+                    rec.content_hash,
+                ),
+            ).lastrowid
+            assert rowid is not None
+            rowids.append(rowid)
+            conn.executemany(
+                "INSERT INTO judge_labels (record, name, target, value, run) VALUES (?, ?, ?, ?, ?)",
+                [(rowid, *j) for j in rec.judge],
+            )
+            voters = []
+            for src, sid in zip(sources, source_ids):
+                mine = src.records.get(key)
+                if mine is None:
+                    continue
+                conn.execute(
+                    "INSERT INTO reviewer_records VALUES (?, ?, ?, ?, ?)",
+                    (sid, rowid, mine.status, mine.reviewed_by, mine.reviewed_at),
+                )
+                conn.executemany(
+                    "INSERT INTO reviewer_labels VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (sid, rowid, name, target, _json(value))
+                        for name, targets in mine.human.items()
+                        for target, value in targets.items()
+                    ],
+                )
+                if mine.status == "reviewed":
+                    voters.append((src.reviewer, mine.human))
+            conflicts += _consensus(db, conn, rowid, rec, voters)
+        metric_rows.refresh(db, rowids)
+    return MergeSummary(
+        [
+            (s.path, s.reviewer, sum(r.status == "reviewed" for r in s.records.values()))
+            for s in sources
+        ],
+        len(keys),
+        conflicts,
+        sorted(dataset_rows),
+        warnings,
+    )
+
+
+def _first(sources: list[_Source], key: tuple[str, str]) -> _Record:
+    return next(src.records[key] for src in sources if key in src.records)
+
+
+def _json(value: Any) -> str:
+    from .records import dumps
+
+    return dumps(value)
+
+
+def _consensus(
+    db: sqlite_utils.Database,
+    conn: sqlite3.Connection,
+    rowid: int,
+    rec: _Record,
+    voters: list[tuple[str, dict[str, dict[str, Any]]]],
+) -> int:
+    """Write the agreed labels of one record; return how many items conflict."""
+    if not voters:
+        return 0
+    judge: dict[str, dict[str, Any]] = {}
+    for name, target, value, _ in rec.judge:
+        judge.setdefault(name, {})[target] = loads(value)
+    layers = [(who, effective(judge, human)) for who, human in voters]
+    items = {(n, t) for _, layer in layers for n, ts in layer.items() for t in ts}
+    names = ", ".join(who for who, _ in voters)
+    conflicts = 0
+    for name, target in sorted(items):
+        if name not in CATALOGUE:
+            continue
+        given = [value_of(layer, name, target) for _, layer in layers]
+        distinct = {hashable(v) for v in given if v is not None}
+        if len(distinct) > 1:
+            conn.execute("INSERT INTO merge_conflicts VALUES (?, ?, ?)", (rowid, name, target))
+            conflicts += 1
+            continue
+        agreed = next(v for v in given if v is not None)
+        if agreed != value_of(judge, name, target):
+            history.apply_change(
+                conn, rowid, name, target, agreed, MERGE_REVIEWER, kind="set",
+                reason=f"merged: agreed by {names}",
+            )  # fmt: skip
+    if not conflicts:
+        history.mark(db, rowid, "reviewed", names)
+    return conflicts
+
+
+# -- reading a merged DB ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Conflict:
+    rowid: int
+    record: str  # record id
+    name: str
+    target: str
+    values: dict[str, Any]  # reviewer -> the value they left in force
+    current: Any  # the merged DB's effective value now
+    adjudicated: bool  # a reviewer other than ``merge`` has set it since
+
+
+def reviewers(db: sqlite_utils.Database) -> list[tuple[int, str]]:
+    return db.conn.execute("SELECT id, reviewer FROM merge_sources ORDER BY id").fetchall()
+
+
+def _layers(db: sqlite_utils.Database, table: str, rowid: int, where: str = "", *args: Any) -> dict:
+    layer: dict[str, dict[str, Any]] = {}
+    for name, target, value in db.conn.execute(
+        f"SELECT name, target, value FROM {table} WHERE record = ? {where}", (rowid, *args)
+    ):
+        layer.setdefault(name, {})[target] = loads(value)
+    return layer
+
+
+def conflicts(db: sqlite_utils.Database, dataset: str, open_only: bool = False) -> list[Conflict]:
+    """Items the reviewers of a merged dataset disagree on, in file order.
+
+    The TUI's conflict filter and adjudication use this: choosing a value is an
+    ordinary ``history.set_label``; the item then reads ``adjudicated``.
+    """
+    sources = reviewers(db)
+    out = []
+    for rowid, rid, name, target in db.conn.execute(
+        "SELECT c.record, r.id, c.name, c.target FROM merge_conflicts c "
+        "JOIN records r ON r.rowid = c.record WHERE r.dataset = ? "
+        "ORDER BY r.position, r.rowid, c.name, c.target",
+        (dataset,),
+    ).fetchall():
+        judge = _layers(db, "judge_labels", rowid)
+        values = {}
+        for sid, who in sources:
+            status = db.conn.execute(
+                "SELECT status FROM reviewer_records WHERE source = ? AND record = ?", (sid, rowid)
+            ).fetchone()
+            if status is None or status[0] != "reviewed":
+                continue
+            human = _layers(db, "reviewer_labels", rowid, "AND source = ?", sid)
+            values[who] = value_of(effective(judge, human), name, target)
+        current = value_of(effective(judge, _layers(db, "human_labels", rowid)), name, target)
+        adjudicated = (
+            db.conn.execute(
+                "SELECT 1 FROM events WHERE record = ? AND name = ? AND target = ? "
+                "AND reviewer != ? AND kind IN ('set', 'revert', 'undo', 'redo') LIMIT 1",
+                (rowid, name, target, MERGE_REVIEWER),
+            ).fetchone()
+            is not None
+        )
+        if open_only and adjudicated:
+            continue
+        out.append(Conflict(rowid, rid, name, target, values, current, adjudicated))
+    return out
+
+
+def conflict_rowids(db: sqlite_utils.Database, dataset: str, open_only: bool = True) -> list[int]:
+    """Records with (unadjudicated) conflicts, in file order: the TUI's filter."""
+    seen: dict[int, None] = {}
+    for c in conflicts(db, dataset, open_only=open_only):
+        seen[c.rowid] = None
+    return list(seen)
+
+
+def human_agreement(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] | None:
+    """Reviewer-vs-reviewer agreement of a merged dataset (None if not merged)."""
+    sources = reviewers(db)
+    if not sources:
+        return None
+    per_record = []
+    for rowid, data in db.conn.execute(
+        "SELECT rowid, data FROM records WHERE dataset = ? ORDER BY position, rowid", (dataset,)
+    ).fetchall():
+        judge = _layers(db, "judge_labels", rowid)
+        layers: list[dict | None] = []
+        for sid, _ in sources:
+            status = db.conn.execute(
+                "SELECT status FROM reviewer_records WHERE source = ? AND record = ?", (sid, rowid)
+            ).fetchone()
+            if status is None or status[0] != "reviewed":
+                layers.append(None)
+            else:
+                human = _layers(db, "reviewer_labels", rowid, "AND source = ?", sid)
+                layers.append(effective(judge, human))
+        per_record.append((parse_record(loads(data)), judge, layers))
+    return reviewer_agreement(per_record, [who for _, who in sources])

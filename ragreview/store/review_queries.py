@@ -1,0 +1,212 @@
+"""Queries behind ``agreement``, ``sample`` and gold-set export.
+
+Reviewed records with their judge, human and blind-pass layers; seeded review
+samples; the review metadata written into a gold set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
+
+from ..core import sampling
+from ..core.agreement_report import Reviewed
+from ..core.errors import RagreviewError
+from .db import write
+from .history import LABEL_KINDS
+from .records import StoredRecord, dumps, iterate, loads, now
+
+BLIND = "blind"
+
+
+def blind_layers(db: sqlite_utils.Database, rowids: list[int]) -> dict[int, dict[str, dict]]:
+    """Per record, the fold of its blind-pass label events (what the reviewer said
+    while the judge's labels were hidden). Records without a blind pass are absent."""
+    out: dict[int, dict[str, dict]] = {}
+    kinds = ",".join("?" * len(LABEL_KINDS))
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for record, name, target, new in db.conn.execute(
+            f"SELECT record, name, target, new FROM events WHERE pass = ? AND kind IN ({kinds}) "
+            f"AND record IN ({marks}) ORDER BY id",
+            [BLIND, *LABEL_KINDS, *chunk],
+        ):
+            layer = out.setdefault(record, {})
+            if new is None:
+                layer.get(name, {}).pop(target, None)
+            else:
+                layer.setdefault(name, {})[target] = loads(new)
+    return out
+
+
+def reviewed(
+    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
+) -> list[Reviewed]:
+    """The dataset's records marked reviewed (restricted to rowids ``only`` if given)."""
+    stored = [s for s in iterate(db, dataset, status="reviewed") if only is None or s.rowid in only]
+    blind = blind_layers(db, [s.rowid for s in stored])
+    return [Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None) for s in stored]
+
+
+def gold_metadata(stored: StoredRecord, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``review`` block of a gold-set record: who reviewed it, when, and the metric
+    variants in force (so numbers computed from the gold set can be reproduced)."""
+    return {
+        "reviewer": stored.reviewed_by,
+        "reviewed_at": stored.reviewed_at,
+        "status": stored.status,
+        "variant": dict(settings),
+    }
+
+
+def with_gold_metadata(
+    items: Iterable[StoredRecord], settings: Mapping[str, Any]
+) -> Iterator[StoredRecord]:
+    """Records for a gold-set export: each record's data gains a ``review`` field
+    (``gold_metadata``), written by the native writer like any other field."""
+    for stored in items:
+        data = {**stored.record.data, "review": gold_metadata(stored, settings)}
+        yield replace(stored, record=replace(stored.record, data=data))
+
+
+# -- samples --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sample:
+    id: int
+    dataset: str
+    n: int
+    by: str | None
+    seed: int
+    population: int
+    at: str
+    members: tuple[int, ...]  # record rowids, file order
+
+
+def _strata(db: sqlite_utils.Database, dataset: str, by: str | None) -> list[tuple[int, str]]:
+    if by is None:
+        sql = "SELECT rowid, NULL FROM records WHERE dataset = ? ORDER BY position, rowid"
+        return [(r, "null") for r, _ in db.conn.execute(sql, (dataset,))]
+    path = '$."' + by.replace('"', '""') + '"'
+    sql = (
+        "SELECT rowid, json_quote(json_extract(data, ?)) FROM records WHERE dataset = ? "
+        "ORDER BY position, rowid"
+    )
+    return [(rowid, value or "null") for rowid, value in db.conn.execute(sql, (path, dataset))]
+
+
+def draw_sample(
+    db: sqlite_utils.Database, dataset: str, n: int, by: str | None = None, seed: int = 0
+) -> Sample:
+    """Draw and store a seeded sample of ``n`` records (stratified by field ``by``)."""
+    units = _strata(db, dataset, by)
+    if n < 1:
+        raise RagreviewError(f"--n must be at least 1, got {n}")
+    if n > len(units):
+        raise RagreviewError(f"dataset {dataset!r} has only {len(units)} records; cannot draw {n}")
+    if by is not None and all(s == "null" for _, s in units):
+        raise RagreviewError(f"no record of dataset {dataset!r} has a field {by!r}")
+    chosen = sampling.draw(units, n, seed)
+    stratum = dict(units)
+    at = now()
+    with write(db.conn) as conn:
+        cur = conn.execute(
+            "INSERT INTO samples (dataset, n, by_field, seed, population, at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (dataset, n, by, seed, len(units), at),
+        )
+        sample_id = cur.lastrowid
+        assert sample_id is not None
+        conn.executemany(
+            "INSERT INTO sample_records (sample, record, stratum) VALUES (?, ?, ?)",
+            [(sample_id, r, None if by is None else stratum[r]) for r in chosen],
+        )
+    return Sample(sample_id, dataset, n, by, seed, len(units), at, tuple(chosen))
+
+
+def latest_sample(db: sqlite_utils.Database, dataset: str) -> Sample | None:
+    row = db.conn.execute(
+        "SELECT id, n, by_field, seed, population, at FROM samples WHERE dataset = ? "
+        "ORDER BY id DESC LIMIT 1",
+        (dataset,),
+    ).fetchone()
+    if row is None:
+        return None
+    sample_id, n, by, seed, population, at = row
+    members = tuple(
+        r
+        for (r,) in db.conn.execute(
+            "SELECT s.record FROM sample_records s JOIN records r ON r.rowid = s.record "
+            "WHERE s.sample = ? ORDER BY r.position, r.rowid",
+            (sample_id,),
+        )
+    )
+    return Sample(sample_id, dataset, n, by, seed, population, at, members)
+
+
+def sample_report(db: sqlite_utils.Database, sample: Sample) -> dict[str, Any]:
+    """How the sample was drawn and how far its review has got, per stratum."""
+    strata: dict[str, dict[str, int]] = {}
+    if sample.by is not None:
+        for stratum, count in _population(db, sample):
+            strata[stratum] = {"population": count, "drawn": 0, "reviewed": 0}
+    reviewed_in = 0
+    for stratum, status in db.conn.execute(
+        "SELECT s.stratum, r.status FROM sample_records s JOIN records r ON r.rowid = s.record "
+        "WHERE s.sample = ?",
+        (sample.id,),
+    ):
+        done = status == "reviewed"
+        reviewed_in += done
+        if sample.by is not None:
+            block = strata.setdefault(stratum, {"population": 0, "drawn": 0, "reviewed": 0})
+            block["drawn"] += 1
+            block["reviewed"] += done
+    outside = db.conn.execute(
+        "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed' AND rowid NOT IN "
+        "(SELECT record FROM sample_records WHERE sample = ?)",
+        (sample.dataset, sample.id),
+    ).fetchone()[0]
+    return {
+        "id": sample.id,
+        "n": sample.n,
+        "by": sample.by,
+        "seed": sample.seed,
+        "population": sample.population,
+        "drawn_at": sample.at,
+        "method": "stratified (proportional)" if sample.by else "simple random",
+        "reviewed": reviewed_in,
+        "reviewed_outside_sample": outside,
+        "strata": {_stratum_label(k): v for k, v in strata.items()},
+    }
+
+
+def _population(db: sqlite_utils.Database, sample: Sample) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for _, stratum in _strata(db, sample.dataset, sample.by):
+        counts[stratum] = counts.get(stratum, 0) + 1
+    return list(counts.items())
+
+
+def _stratum_label(stratum: str) -> str:
+    """A stored JSON stratum value as shown to people: ``"trace"`` -> ``trace``."""
+    value = loads(stratum)
+    return value if isinstance(value, str) else dumps(value)
+
+
+def record_ids(db: sqlite_utils.Database, rowids: tuple[int, ...]) -> list[str]:
+    """Record ids of these rowids, in the order given."""
+    ids: dict[int, str] = {}
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        ids.update(
+            db.conn.execute(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", chunk)
+        )
+    return [ids[r] for r in rowids]

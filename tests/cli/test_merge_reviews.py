@@ -1,0 +1,158 @@
+"""``ragreview merge``: reviewers' files combined, κ/α between them, conflicts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragreview.store import history, open_database
+from ragreview.store import merge as store_merge
+from ragreview.store import records as store_records
+
+from .agreement_helpers import quick, run, trace_record, write_jsonl
+
+
+@pytest.fixture
+def reviews(tmp_path):
+    path = write_jsonl(
+        tmp_path / "res.jsonl",
+        [trace_record("t1", relevant=("0a", "0b")), trace_record("t2"), trace_record("t3")],
+    )
+    dbs = {name: tmp_path / f"{name}.db" for name in ("ann", "bob", "cy")}
+    for db in dbs.values():
+        quick("import", str(path), "--db", str(db))
+
+    def label(who, rid, name, target, value):
+        quick("label", str(dbs[who]), rid, name, target, value, "--reviewer", who)
+
+    label("ann", "t1", "relevant", "0c", "true")
+    label("bob", "t1", "relevant", "0c", "true")  # agrees with ann
+    label("bob", "t1", "relevant", "0b", "false")  # ann kept the judge's true
+    label("bob", "t2", "supported", "b", "false")  # ann kept the judge's true
+    label("cy", "t1", "relevant", "0a", "false")
+    label("ann", "t3", "supported", "a", "false")  # only ann reviews t3
+    for who, rids in {"ann": ("t1", "t2", "t3"), "bob": ("t1", "t2"), "cy": ("t1",)}.items():
+        for rid in rids:
+            quick("mark", str(dbs[who]), rid, "--reviewed", "--reviewer", who)
+    return path, dbs
+
+
+def test_two_reviewers_merge_with_conflicts_and_kappa(reviews, tmp_path):
+    _, dbs = reviews
+    into = tmp_path / "merged.db"
+    out = json.loads(
+        run("merge", str(dbs["ann"]), str(dbs["bob"]), "--into", str(into), "--json").stdout
+    )
+    assert out["records"] == 3
+    assert out["conflicts"] == 2  # t1 relevant 0b, t2 supported b
+    assert [r["reviewer"] for r in out["reviewers"]] == ["ann", "bob"]
+    rel = out["agreement"]["res"]["labels"]["relevant"]
+    # t1 0a..0c: (T,T) (T,F) (T,T); t2: (T,T) (F,F) (F,F). p_o = 5/6,
+    # p_e = (4/6)(3/6) + (2/6)(3/6) = 1/2, κ = (5/6 − 1/2) / (1/2) = 2/3
+    assert rel["items"] == 6
+    assert rel["kappa"] == pytest.approx(2 / 3)
+    assert rel["percent_agreement"] == pytest.approx(5 / 6)
+
+    db = open_database(into)
+    t1 = store_records.find(db, "t1")
+    t3 = store_records.find(db, "t3")
+    assert t1.human == {"relevant": {"0c": True}}  # the agreed change, not the conflict
+    assert t1.status == "unreviewed"  # waits for adjudication
+    assert t3.human == {"supported": {"a": False}} and t3.status == "reviewed"
+    assert t3.reviewed_by == "ann"
+    conflicts = store_merge.conflicts(db, "res")
+    assert [(c.record, c.name, c.target) for c in conflicts] == [
+        ("t1", "relevant", "0b"),
+        ("t2", "supported", "b"),
+    ]
+    assert conflicts[0].values == {"ann": True, "bob": False}
+    assert conflicts[0].current is True and not conflicts[0].adjudicated
+    assert store_merge.conflict_rowids(db, "res") == [t1.rowid, store_records.find(db, "t2").rowid]
+
+    # an adjudicator's choice is an ordinary label event
+    history.set_label(db, t1.rowid, "relevant", "0b", False, "dana", reason="adjudicated")
+    assert [c.record for c in store_merge.conflicts(db, "res", open_only=True)] == ["t2"]
+    assert store_merge.conflicts(db, "res")[0].adjudicated
+    assert store_merge.conflicts(db, "res")[0].current is False
+
+    report = json.loads(run("agreement", str(into), "--json").stdout)
+    assert report["reviewers"]["conflicts"] == 2 and report["reviewers"]["open_conflicts"] == 1
+    assert report["reviewers"]["labels"]["relevant"]["kappa"] == pytest.approx(2 / 3)
+    assert report["records"] == 1  # only t3 is reviewed in the merged file so far
+
+
+def test_three_reviewers_alpha_equals_krippendorff_package(reviews, tmp_path):
+    krippendorff = pytest.importorskip("krippendorff")
+    np = pytest.importorskip("numpy")
+    _, dbs = reviews
+    into = tmp_path / "three.db"
+    db = open_database(into)
+    store_merge.merge(db, [str(dbs[w]) for w in ("ann", "bob", "cy")])
+    human = store_merge.human_agreement(db, "res")
+    assert human["reviewers"] == ["ann", "bob", "cy"]
+    assert human["records"] == 2  # t3 was reviewed by ann alone
+    nan = np.nan
+    # relevant on t1 0a 0b 0c, t2 0a 0b 0c (cy did not review t2)
+    relevant = np.array(
+        [
+            [1, 1, 1, 1, 0, 0],  # ann
+            [1, 0, 1, 1, 0, 0],  # bob
+            [0, 1, 0, nan, nan, nan],  # cy (0c: judge's absent = false)
+        ]
+    )
+    expected = krippendorff.alpha(reliability_data=relevant, level_of_measurement="nominal")
+    assert human["labels"]["relevant"]["alpha"] == pytest.approx(expected, abs=1e-12)
+    assert "kappa" not in human["labels"]["relevant"]
+    # supported on t1 a b, t2 a b: only bob's t2 b differs
+    supported = np.array([[1, 1, 1, 1], [1, 1, 1, 0], [1, 1, nan, nan]])
+    expected = krippendorff.alpha(reliability_data=supported, level_of_measurement="nominal")
+    assert human["labels"]["supported"]["alpha"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_merge_refuses_different_records(reviews, tmp_path):
+    path, dbs = reviews
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    record = trace_record("t1")
+    record["question"] = "a different question?"
+    src = write_jsonl(changed / "res.jsonl", [record])
+    quick("import", str(src), "--db", str(changed / "x.db"))
+    proc = run(
+        "merge", str(dbs["ann"]), str(changed / "x.db"), "--into", str(tmp_path / "m.db"),
+        check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "different content for record 't1'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = run("merge", str(dbs["ann"]), "--into", str(tmp_path / "m2.db"), check=False)
+    assert proc.returncode == 1 and "at least two" in proc.stderr
+
+
+def test_merge_into_a_file_holding_the_dataset_is_refused(reviews, tmp_path):
+    _, dbs = reviews
+    into = tmp_path / "m.db"
+    run("merge", str(dbs["ann"]), str(dbs["bob"]), "--into", str(into))
+    proc = run("merge", str(dbs["ann"]), str(dbs["bob"]), "--into", str(into), check=False)
+    assert proc.returncode == 1 and "already holds dataset 'res'" in proc.stderr
+    text = run("merge", str(dbs["ann"]), str(dbs["cy"]), "--into", str(tmp_path / "n.db")).stdout
+    assert "conflicting items" in text and "ragreview open" in text
+
+
+def test_conflicts_command_lists_and_follows_adjudication(reviews, tmp_path):
+    _, dbs = reviews
+    into = tmp_path / "m.db"
+    run("merge", str(dbs["ann"]), str(dbs["bob"]), "--into", str(into))
+    lines = run("conflicts", str(into), "--json").stdout.splitlines()
+    first = json.loads(lines[0])
+    assert first == {
+        "record": "t1",
+        "name": "relevant",
+        "target": "0b",
+        "values": {"ann": True, "bob": False},
+        "current": True,
+        "adjudicated": False,
+    }
+    quick("label", str(into), "t2", "supported", "b", "false", "--reviewer", "dana")
+    text = run("conflicts", str(into), "--open").stdout
+    assert text.strip() == "t1 relevant 0b: ann=true bob=false (now true)"
