@@ -289,8 +289,26 @@ ACTIONS: tuple[ReviewAction, ...] = (
 )
 
 
+# Footer words kept short so the footer fits in 80 columns.
+FOOTER_TEXT = {
+    "toggle-relevant": "relevant",
+    "toggle-utilized": "utilized",
+    "toggle-supported": "supported",
+    "review-next": "done",
+    "toggle-blind": "blind",
+    "help": "help",
+}
+
+
 def bindings() -> list[Binding]:
     return [
-        Binding(a.keys, a.action, a.title, show=a.footer, key_display=a.display, id=a.id)
+        Binding(
+            a.keys,
+            a.action,
+            FOOTER_TEXT.get(a.id, a.title),
+            show=a.footer,
+            key_display=a.display,
+            id=a.id,
+        )
         for a in ACTIONS
     ]
