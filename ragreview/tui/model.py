@@ -42,7 +42,14 @@ ITEM_LABELS: dict[str, tuple[str, ...]] = {
     "reference_statement": ("attributed",),
     "part": ("part_matched",),
 }
-VERDICTS = ("rejected", "error_detected", "idk", "answerability", "rb_llm_rating")
+VERDICTS = (
+    "rejected",
+    "error_detected",
+    "idk",
+    "underspecified",
+    "answerability",
+    "rb_llm_rating",
+)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ SHORT = {
     "rejected": "rejected",
     "error_detected": "error",
     "idk": "idk",
+    "underspecified": "underspecified",
     "answerability": "answerable",
     "rb_llm_rating": "rating",
 }
