@@ -284,6 +284,15 @@ ACTIONS: tuple[ReviewAction, ...] = (
         "Write the dataset with your labels to <dataset>.reviewed.jsonl beside the DB.",
     ),
     ReviewAction(
+        "quit",
+        "q",
+        "q",
+        "app.quit",
+        "app",
+        "Quit",
+        "Leave ragreview (every label is already saved).",
+    ),
+    ReviewAction(
         "help", "question_mark", "?", "help", "app", "Help", "Keys and label meanings.", True
     ),
 )

@@ -63,3 +63,13 @@ async def test_list_is_virtual_and_draws_rows_far_down(tmp_path):
         await pilot.pause()
         assert "rec-02999" in text_of(lst)
         assert len(lst._pages) <= 3  # only the pages drawn were fetched
+
+
+async def test_q_quits_with_labels_already_saved(demo):
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("r", "q")
+        await pilot.pause()
+        assert not app.is_running
+    assert human(demo) == {("covid-1", "relevant", "0a"): False}

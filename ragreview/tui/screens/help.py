@@ -35,7 +35,6 @@ class HelpScreen(ModalScreen[None]):
         keys.add_row(
             Text("^p", style="bold"), Text("app: Command palette"), Text("Every action by name.")
         )
-        keys.add_row(Text("^q", style="bold"), Text("app: Quit"), Text("Labels are already saved."))
         labels = Table(title="Labels", show_header=False, box=None, padding=(0, 1))
         for spec in CATALOGUE.values():
             labels.add_row(Text(spec.name, style="bold"), Text(spec.target), Text(spec.meaning))
