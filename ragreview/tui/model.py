@@ -118,14 +118,17 @@ class Review:
     # -- the open record --------------------------------------------------------------
 
     def open(self, rowid: int) -> None:
-        self.stored = store_records.get(self.db, rowid)
+        self._reload(rowid)
+        assert self.stored is not None
         self.items = items_of(self.stored.record)
         self.revealed = not self.blind
-        self._reload()
 
-    def _reload(self) -> None:
-        assert self.stored is not None
-        self.stored = store_records.get(self.db, self.stored.rowid)
+    def _reload(self, rowid: int | None = None) -> None:
+        """Read the record and its layers back from the DB (after every write)."""
+        if rowid is None:
+            assert self.stored is not None
+            rowid = self.stored.rowid
+        self.stored = store_records.get(self.db, rowid)
         self._effective = effective(self.stored.judge, self.stored.human)
 
     @property
