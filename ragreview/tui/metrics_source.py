@@ -8,12 +8,13 @@ dicts so the app still runs, and nothing else in the TUI has to care.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from ..core.labels import Layer
 from ..core.record import Record
+
+if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
+    import sqlite_utils
 
 try:
     from ..core.metrics import record_metrics as _record_metrics

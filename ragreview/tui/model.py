@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
@@ -20,6 +18,9 @@ from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
 from . import metrics_source
+
+if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
+    import sqlite_utils
 
 # Which label each one-key action sets, by the kind of item under the cursor.
 ITEM_KEYS: dict[str, dict[str, str]] = {

@@ -73,3 +73,25 @@ async def test_q_quits_with_labels_already_saved(demo):
         await pilot.pause()
         assert not app.is_running
     assert human(demo) == {("covid-1", "relevant", "0a"): False}
+
+
+def test_review_model_and_list_queries_load_no_textual(tmp_path):
+    """What the screen does is testable (and usable) without the UI."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    code = (
+        "import sys, json; import ragreview.tui.model, ragreview.store.browse; "
+        "print(json.dumps([m for m in ('textual', 'click') if m in sys.modules]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(home=tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
