@@ -18,4 +18,4 @@ class ReviewHeader(Static):
         text.append(f"  {variant}")
         if extra:
             text.append(f"  [{extra}]")
-        self.update(text)
+        self.update(text, layout=False)  # always one line

@@ -28,6 +28,7 @@ class MetricsPanel(Static):
         super().__init__(**kwargs)
         # section -> metric -> (judge, reviewed); judge None while blind
         self.values: dict[str, dict[str, tuple[float | None, float | None]]] = {}
+        self._rows = -1
 
     def show(
         self,
@@ -69,7 +70,10 @@ class MetricsPanel(Static):
                 cells += [Text(f"{fmt(judge)}→{fmt(reviewed)}"), Text(d, style="bold" if d else "")]
             label = name.split(".", 1)[1] if family and "." in name else name
             table.add_row(Text(label), *cells)
-        self.update(table)
+        # Relayout (which re-measures every sentence row beside the panel) only when the
+        # panel's height can change; a label change normally only changes numbers.
+        self.update(table, layout=len(names) != self._rows)
+        self._rows = len(names)
 
 
 def _pairs(

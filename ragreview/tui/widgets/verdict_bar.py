@@ -25,6 +25,16 @@ def _value(value: object) -> str:
     return "–" if value is None else str(value)
 
 
+def _length(marks: list[Mark], hidden_judge: bool) -> int:
+    return (
+        sum(
+            len(SHORT[m.name]) + len(_value(m.value)) + (len(_value(m.judge)) + 9) * m.disagrees + 4
+            for m in marks
+        )
+        + 40 * hidden_judge
+    )
+
+
 class VerdictBar(Widget):
     """``rejected no · idk 0 · answerable ANSWERABLE``; overrides styled like row marks."""
 
@@ -36,11 +46,13 @@ class VerdictBar(Widget):
         self.hidden_judge = False
 
     def show(self, marks: list[Mark], hidden_judge: bool) -> None:
+        # Relayout only when the text's length changes (it may then wrap to another line).
+        relayout = _length(marks, hidden_judge) != _length(self.marks, self.hidden_judge)
         self.marks = marks
         self.hidden_judge = hidden_judge
         self.set_class(not marks, "-empty")
         self.set_class(any(m.disagrees for m in marks), "-disagree")
-        self.refresh(layout=True)
+        self.refresh(layout=relayout)
 
     def render(self) -> Text:
         text = Text()
