@@ -94,3 +94,19 @@ async def test_s_moves_adherence_and_blind_hides_record_judge_values(tmp_path):
         assert app.screen.sentences.item.key == "a"
         assert shown(app, "record", "trace.adherence") == pytest.approx((1.0, 0.0))
         assert shown(app, "dataset", "trace.adherence") == pytest.approx((1.0, 0.5))
+
+
+async def test_d_sorts_the_list_by_largest_metric_change(tmp_path):
+    o = opened(write_records(tmp_path, RECORDS))
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lst = app.screen.records
+        assert [lst.row(i).id for i in range(len(lst.ids))] == ["m-1", "m-2"]
+        await pilot.press("n", "u")  # m-2: 0a no longer utilized -> utilization 0.5 -> 0
+        await pilot.pause()
+        assert shown(app, "record", "trace.utilization") == pytest.approx((0.5, 0.0))
+        await pilot.press("d")
+        await pilot.pause()
+        assert [lst.row(i).id for i in range(len(lst.ids))] == ["m-2", "m-1"]
+        assert "by Δ" in text_of(app.screen.query_one("ReviewHeader"))
