@@ -89,7 +89,7 @@ def _step(path: str, reviewer: str | None, db: str | None, dataset: str | None, 
     with user_errors():
         opened = open_target(path, db, dataset)
         step = history.undo if kind == "undo" else history.redo
-        event = step(opened.db, reviewer or default_reviewer())
+        event = step(opened.db, reviewer or default_reviewer(), dataset=opened.dataset)
     if event is None:
         raise click.ClickException(f"nothing to {kind}")
     shown = "the judge's value" if event.new is None else json.dumps(event.new)
@@ -119,18 +119,35 @@ def redo(path: str, reviewer: str | None, db: str | None, dataset: str | None) -
 @cli.command()
 @click.argument("path")
 @click.option("--record", "record_id", metavar="ID", help="Only this record's events.")
+@click.option(
+    "--errors", "judge_errors", is_flag=True, help="The judge's per-record errors instead."
+)
 @json_option
 @db_option
 @dataset_option
 def log(
-    path: str, record_id: str | None, as_json: bool, db: str | None, dataset: str | None
+    path: str,
+    record_id: str | None,
+    judge_errors: bool,
+    as_json: bool,
+    db: str | None,
+    dataset: str | None,
 ) -> None:
-    """The append-only history of human changes."""
+    """The append-only history of human changes, then the judge's unresolved errors.
+
+    --json prints events only; --errors prints every judge error (resolved ones too),
+    as JSON lines with "kind": "judge_error" under --json.
+    """
+    from .judge import echo_judge_errors
+
     with user_errors():
         opened = open_target(path, db, dataset)
         rowid = (
             store_records.find(opened.db, record_id, opened.dataset).rowid if record_id else None
         )
+        if judge_errors:
+            echo_judge_errors(opened.db, opened.dataset, rowid, as_json, everything=True)
+            return
         for event in history.iter_events(opened.db, record=rowid):
             if event.dataset != opened.dataset:
                 continue
@@ -144,6 +161,8 @@ def log(
                     f"{event.at}  {event.reviewer}  {event.kind:6}  {event.record}  "
                     f"{event.name} {event.target}: {old} → {new}{why}"
                 )
+        if not as_json:
+            echo_judge_errors(opened.db, opened.dataset, rowid, False, everything=False)
 
 
 @cli.command()

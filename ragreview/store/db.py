@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,10 +27,25 @@ def connect(path: str | Path) -> sqlite3.Connection:
     """
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode=WAL")
+    _enable_wal(conn)
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switching a new file to WAL needs an exclusive lock, and SQLite does not wait for
+    it with the busy handler: a second process opening the same new file at that moment
+    gets "database is locked" at once. Retry until the busy timeout instead."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.005)
 
 
 def open_database(path: str | Path) -> sqlite_utils.Database:
@@ -38,9 +54,11 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
 
     db = sqlite_utils.Database(connect(path))
     if MIGRATIONS.pending(db):
+        # Hold the write lock for the whole migration (apply re-reads what is pending
+        # under it): two processes opening a new file at once would otherwise both
+        # apply m001 ("table already exists"), or fail to upgrade a read to a write.
         with write(db.conn):
-            pass  # take the write lock first so two processes do not migrate at once
-        MIGRATIONS.apply(db)
+            MIGRATIONS.apply(db)
     return db
 
 

@@ -167,19 +167,25 @@ def check_label_target(record, name: str, target: str) -> str:
     return resolved
 
 
-def _stacks(conn: sqlite3.Connection, reviewer: str, session: str | None) -> tuple[list, list]:
-    """Undo and redo stacks of a reviewer's label events (of one session if given)."""
+def _stacks(
+    conn: sqlite3.Connection, reviewer: str, session: str | None, dataset: str | None = None
+) -> tuple[list, list]:
+    """Undo and redo stacks of a reviewer's label events (of one session, one dataset
+    if given: undo in one dataset must not reach into another in the same DB)."""
     sql = (
-        "SELECT id, kind, ref FROM events WHERE reviewer = ? AND kind IN "
+        "SELECT e.id, e.kind, e.ref FROM events e WHERE e.reviewer = ? AND e.kind IN "
         "('set', 'revert', 'undo', 'redo')"
     )
     params: list[Any] = [reviewer]
     if session is not None:
-        sql += " AND session = ?"
+        sql += " AND e.session = ?"
         params.append(session)
+    if dataset is not None:
+        sql += " AND e.record IN (SELECT rowid FROM records WHERE dataset = ?)"
+        params.append(dataset)
     undo: list[int] = []
     redo: list[int] = []
-    for event_id, kind, ref in conn.execute(sql + " ORDER BY id", params):
+    for event_id, kind, ref in conn.execute(sql + " ORDER BY e.id", params):
         if kind in ("set", "revert"):
             undo.append(event_id)
             redo.clear()
@@ -192,9 +198,11 @@ def _stacks(conn: sqlite3.Connection, reviewer: str, session: str | None) -> tup
     return undo, redo
 
 
-def _step(db: sqlite_utils.Database, reviewer: str, session: str | None, kind: str) -> Event | None:
+def _step(
+    db: sqlite_utils.Database, reviewer: str, session: str | None, dataset: str | None, kind: str
+) -> Event | None:
     with write(db.conn) as conn:
-        undo, redo = _stacks(conn, reviewer, session)
+        undo, redo = _stacks(conn, reviewer, session, dataset)
         stack = undo if kind == "undo" else redo
         if not stack:
             return None
@@ -229,13 +237,23 @@ def _step(db: sqlite_utils.Database, reviewer: str, session: str | None, kind: s
         return next(iter_events(db, event_id=event_id))
 
 
-def undo(db: sqlite_utils.Database, reviewer: str, session: str | None = None) -> Event | None:
+def undo(
+    db: sqlite_utils.Database,
+    reviewer: str,
+    session: str | None = None,
+    dataset: str | None = None,
+) -> Event | None:
     """Reverse the reviewer's latest label change still in force. None if nothing to undo."""
-    return _step(db, reviewer, session, "undo")
+    return _step(db, reviewer, session, dataset, "undo")
 
 
-def redo(db: sqlite_utils.Database, reviewer: str, session: str | None = None) -> Event | None:
-    return _step(db, reviewer, session, "redo")
+def redo(
+    db: sqlite_utils.Database,
+    reviewer: str,
+    session: str | None = None,
+    dataset: str | None = None,
+) -> Event | None:
+    return _step(db, reviewer, session, dataset, "redo")
 
 
 def mark(

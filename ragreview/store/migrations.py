@@ -129,6 +129,72 @@ def m001_initial(db: Database) -> None:
 
 
 @MIGRATIONS()
+def m003_judge(db: Database) -> None:
+    db.executescript(
+        """
+        -- Responses of the judge model, keyed by sha256(model, prompt) so that a rerun
+        -- of the same prompts costs no call. Only the model's text and token counts are
+        -- kept: never the API key nor request headers.
+        CREATE TABLE judge_cache (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            response TEXT NOT NULL,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            at TEXT NOT NULL
+        );
+        -- One row per `ragreview judge` invocation (or batch submission).
+        CREATE TABLE judge_runs (
+            id TEXT PRIMARY KEY,
+            dataset TEXT NOT NULL,
+            model TEXT NOT NULL,
+            base_url TEXT,
+            task TEXT NOT NULL,
+            mode TEXT NOT NULL DEFAULT 'online',   -- online | batch
+            status TEXT NOT NULL DEFAULT 'running', -- running | finished | interrupted | submitted
+            started TEXT NOT NULL,
+            finished TEXT,
+            requests INTEGER NOT NULL DEFAULT 0,
+            cached INTEGER NOT NULL DEFAULT 0,
+            labelled INTEGER NOT NULL DEFAULT 0,
+            errors INTEGER NOT NULL DEFAULT 0,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0
+        );
+        -- Records the judge could not label (retries ran out, output never valid).
+        -- resolved is set when a later run labels the record for the same task.
+        CREATE TABLE judge_errors (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            run TEXT NOT NULL REFERENCES judge_runs(id),
+            task TEXT NOT NULL,
+            message TEXT NOT NULL,
+            at TEXT NOT NULL,
+            resolved TEXT
+        );
+        CREATE INDEX judge_errors_record ON judge_errors (record, id);
+        -- Batch API jobs: submitted by `judge --batch`, read back by `judge --collect`.
+        CREATE TABLE judge_batches (
+            id TEXT PRIMARY KEY,                -- the provider's batch id
+            run TEXT NOT NULL REFERENCES judge_runs(id),
+            input_file TEXT NOT NULL,
+            status TEXT NOT NULL,               -- provider status, or 'collected'
+            submitted TEXT NOT NULL,
+            collected TEXT
+        );
+        CREATE TABLE judge_batch_items (
+            batch TEXT NOT NULL REFERENCES judge_batches(id),
+            custom_id TEXT NOT NULL,
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            task TEXT NOT NULL,
+            cache_key TEXT NOT NULL,
+            PRIMARY KEY (batch, custom_id)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@MIGRATIONS()
 def m004_agreement(db: Database) -> None:
     db.executescript(
         """

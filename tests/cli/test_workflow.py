@@ -133,3 +133,38 @@ def test_reimport_keeps_overrides_and_marks_changed_records_stale(
     assert stored.status == "stale" and stored.human == {"relevant": {"0c": True}}
     assert stored.record.question == "What drives prolonged inflammation?"
     db.conn.close()
+
+
+def test_several_datasets_in_one_database(ragreview, demo_copy, tmp_path) -> None:
+    db_path = tmp_path / "shared.ragreview.db"
+    second = tmp_path / "second.jsonl"
+    second.write_text(demo_copy.read_text(encoding="utf-8"), encoding="utf-8")
+    assert ragreview("import", demo_copy, "--db", db_path).exit_code == 0
+    assert ragreview("import", second, "--db", db_path, "--dataset", "two").exit_code == 0
+    result = ragreview("label", db_path, "covid-1", "relevant", "0c", "true")
+    assert result.exit_code == 1 and "choose one with --dataset" in result.stderr
+    for dataset, target in (("demo", "0c"), ("two", "1b")):
+        args = ("label", db_path, "covid-1", "relevant", target, "false", "--dataset", dataset)
+        assert ragreview(*args).exit_code == 0
+    assert ragreview("undo", db_path, "--dataset", "demo").exit_code == 0
+    db = open_database(db_path)
+    assert store_records.find(db, "covid-1", "demo").human == {}
+    assert store_records.find(db, "covid-1", "two").human == {"relevant": {"1b": False}}
+    db.conn.close()
+    result = ragreview("log", db_path, "--dataset", "two", "--json")
+    assert [json.loads(line)["target"] for line in result.stdout.splitlines()] == ["1b"]
+
+
+def test_export_reviewed_only(ragreview, demo_copy, tmp_path) -> None:
+    assert ragreview("mark", demo_copy, "bio-1", "--reviewed").exit_code == 0
+    out = tmp_path / "reviewed.jsonl"
+    result = ragreview("export", demo_copy, "--out", out, "--as", "ragreview", "--reviewed-only")
+    assert result.exit_code == 0, result.stderr
+    assert [r["id"] for r in read_jsonl(out)] == ["bio-1"]
+
+
+def test_usage_errors_exit_2(ragreview, demo_copy) -> None:
+    result = ragreview("settings", demo_copy, "trace.variant")
+    assert result.exit_code == 2 and "NAME=VALUE" in result.stderr
+    assert ragreview("label", demo_copy, "covid-1").exit_code == 2
+    assert ragreview("import", demo_copy, "--format", "nope").exit_code == 2

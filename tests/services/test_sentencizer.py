@@ -14,6 +14,18 @@ from ragreview.services import sentencizer
 from tests.conftest import subprocess_env
 
 
+@pytest.fixture(autouse=True)
+def bundled_parameters(tmp_path_factory, monkeypatch):
+    """Pin the in-process tests to the bundled parameters, so the expected splits hold
+    on a machine that happens to have NLTK's punkt_tab installed too."""
+    import nltk.data
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path_factory.mktemp("no_nltk_data"))])
+    sentencizer.reset()
+    yield
+    sentencizer.reset()
+
+
 def assert_exact_cover(text: str, spans: list[tuple[int, int]]) -> None:
     """Every sentence is text[start:end]; spans are ordered, non-empty and trimmed;
     everything outside them is whitespace, so rejoining gives back the text."""
@@ -53,6 +65,7 @@ def assert_exact_cover(text: str, spans: list[tuple[int, int]]) -> None:
     ],
 )
 def test_abbreviations_do_not_end_sentences(text: str, expected: list[str] | None) -> None:
+    assert sentencizer.backend() == "bundled"
     assert sentencizer.split(text) == (expected if expected is not None else [text])
 
 
@@ -207,6 +220,7 @@ def test_works_offline_with_no_nltk_data(tmp_path) -> None:
         "sentences": ["Dr. Who arrived at 5 p.m. on Jan. 3.", "It rained.", "下雨了。", "好冷！"],
     }
     assert list(empty.iterdir()) == []  # nothing was written into the data dir
+    assert [p.name for p in tmp_path.iterdir()] == ["nltk_data"]  # nor into HOME (tmp_path)
 
 
 def test_installed_punkt_tab_model_is_used_when_found(tmp_path) -> None:

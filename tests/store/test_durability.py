@@ -10,7 +10,9 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+import traceback
 
 import pytest
 
@@ -176,3 +178,32 @@ def test_two_processes_labelling_at_once_lose_nothing(tmp_path, spawned) -> None
     reviewers = dict(db.conn.execute("SELECT reviewer, count(*) FROM events GROUP BY reviewer"))
     assert reviewers == {"ann": count, "bob": count}
     db.conn.close()
+
+
+def test_connections_creating_the_same_new_database_at_once(tmp_path) -> None:
+    """Each must find the schema migrated exactly once; none may fail. Threads with
+    their own connections race like processes do (sqlite3 releases the GIL)."""
+    for round_no in range(10):
+        db_path = tmp_path / f"new-{round_no}.ragreview.db"
+        barrier = threading.Barrier(6)
+        results: list[object] = []
+
+        def open_it(db_path=db_path, barrier=barrier, results=results) -> None:
+            barrier.wait()
+            try:
+                db = open_database(db_path)
+                results.append(db.conn.execute("SELECT count(*) FROM records").fetchone()[0])
+                db.conn.close()
+            except Exception:  # reported below, with the round
+                results.append(traceback.format_exc())
+
+        threads = [threading.Thread(target=open_it) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert results == [0] * 6, (round_no, results)
+        db = open_database(db_path)
+        applied = [n for (n,) in db.conn.execute("SELECT name FROM _sqlite_migrations")]
+        assert applied and len(applied) == len(set(applied))
+        db.conn.close()

@@ -232,3 +232,18 @@ def test_settings(db) -> None:
         with pytest.raises(RagreviewError):
             store_settings.put(db, "ds", name, value)
     assert store_settings.get_all(db, "ds")["longform.k"] == 178
+
+
+def test_undo_stays_within_the_dataset(db) -> None:
+    other = parse_record({"id": "r1", "response": [["a", "C."]]})
+    store_records.import_records(db, "other", "ragreview", None, [ImportItem(1, other)])
+    ds_rowid = store_records.find(db, "r1", "ds").rowid
+    history.set_label(db, ds_rowid, "relevant", "0a", False, "ann")
+    other_rowid = store_records.find(db, "r1", "other").rowid
+    history.set_label(db, other_rowid, "supported", "a", True, "ann")
+    event = history.undo(db, "ann", dataset="ds")
+    assert event is not None and (event.dataset, event.name) == ("ds", "relevant")
+    assert store_records.find(db, "r1", "other").human == {"supported": {"a": True}}
+    assert history.undo(db, "ann", dataset="ds") is None
+    assert history.redo(db, "ann", dataset="other") is None
+    assert history.redo(db, "ann", dataset="ds").dataset == "ds"

@@ -1,0 +1,247 @@
+"""`ragreview judge`: label records with any OpenAI-compatible model."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+import sqlite_utils
+
+from ..store import judge_store
+from . import cli
+from .common import _stderr_console, progress_enabled, user_errors
+from .options import dataset_option, db_option
+from .session import open_target
+
+TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--model", metavar="M", help="Model name, as the endpoint knows it.")
+@click.option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI).")
+@click.option(
+    "--task",
+    type=click.Choice(TASK_CHOICES),
+    default="auto",
+    show_default=True,
+    help="What to label; auto follows each record's own task.",
+)
+@click.option(
+    "--prompt",
+    "prompt_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Replace the task's prompt template with this file.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=4,
+    show_default=True,
+    help="Requests in flight at once.",
+)
+@click.option(
+    "--api-key-env",
+    metavar="NAME",
+    default="OPENAI_API_KEY",
+    show_default=True,
+    help="Environment variable holding the API key (never stored).",
+)
+@click.option("--price-in", type=float, default=0.0, help="Price per million prompt tokens.")
+@click.option("--price-out", type=float, default=0.0, help="Price per million completion tokens.")
+@click.option(
+    "--max-retries",
+    type=click.IntRange(0, 50),
+    default=5,
+    show_default=True,
+    help="Retries per request (429, 5xx, timeouts) and per malformed reply.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1),
+    default=120.0,
+    show_default=True,
+    help="Seconds to wait for one reply.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the prompts; call nothing.")
+@click.option(
+    "--only-missing",
+    is_flag=True,
+    help="Skip records that already carry judge labels for the task.",
+)
+@click.option("--batch", "use_batch", is_flag=True, help="Submit through the Batch API.")
+@click.option("--collect", is_flag=True, help="Collect finished Batch API jobs.")
+@click.option("--no-cache", is_flag=True, help="Ask the model even when a reply is cached.")
+@db_option
+@dataset_option
+def judge(
+    path: str,
+    model: str | None,
+    base_url: str | None,
+    task: str,
+    prompt_file: str | None,
+    concurrency: int,
+    api_key_env: str,
+    price_in: float,
+    price_out: float,
+    max_retries: int,
+    timeout: float,
+    dry_run: bool,
+    only_missing: bool,
+    use_batch: bool,
+    collect: bool,
+    no_cache: bool,
+    db: str | None,
+    dataset: str | None,
+) -> None:
+    """Label the records of PATH with an LLM judge (only the judge layer is written).
+
+    The key is read from $OPENAI_API_KEY (or --api-key-env NAME). Replies are cached in
+    the DB, so running again, or after Ctrl-C, repeats no finished call.
+    """
+    from ..services.judge import JudgeAbort, JudgeConfig
+
+    if use_batch and collect:
+        raise click.UsageError("give --batch or --collect, not both")
+    if not model and not collect:
+        raise click.UsageError("--model is required")
+    if prompt_file and task == "auto":
+        raise click.UsageError("--prompt replaces one task's prompt: give --task too")
+    templates = {task: Path(prompt_file).read_text("utf-8")} if prompt_file else {}
+    config = JudgeConfig(
+        model=model or "",
+        # the openai client falls back to $OPENAI_BASE_URL: record what is really used
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+        api_key_env=api_key_env,
+        task=task,
+        concurrency=concurrency,
+        max_retries=max_retries,
+        timeout=timeout,
+        templates=templates,
+        only_missing=only_missing,
+        use_cache=not no_cache,
+        price_in=price_in,
+        price_out=price_out,
+    )
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        try:
+            # Ctrl-C: finished records are already committed; say how to resume
+            if dry_run:
+                _dry_run(opened.db, opened.dataset, config)
+            elif collect:
+                _collect(opened.db, opened.dataset, config)
+            elif use_batch:
+                _submit(opened.db, opened.dataset, config)
+            else:
+                _online(opened.db, opened.dataset, config, path)
+        except JudgeAbort as err:
+            raise click.ClickException(str(err)) from None
+        except KeyboardInterrupt:
+            click.echo(
+                "interrupted: finished records are saved; run the same command again to "
+                "resume (answered prompts come from the cache)",
+                err=True,
+            )
+            raise SystemExit(130) from None
+
+
+def _dry_run(db: sqlite_utils.Database, dataset: str, config) -> None:
+    from ..services.judge.runner import plan
+
+    for job in plan(db, dataset, config):
+        click.echo(f"=== {job.record.id} ({job.task.name}) ===")
+        click.echo(job.prompt)
+
+
+def _summary(stats, config) -> str:
+    cost = f"; est. cost ${stats.cost(config):.4f}" if (config.price_in or config.price_out) else ""
+    return (
+        f"{stats.labelled} labelled ({stats.cached} from cache), {stats.errors} errors, "
+        f"{stats.skipped} skipped; {stats.requests} requests; "
+        f"tokens {stats.prompt_tokens} in / {stats.completion_tokens} out{cost}"
+    )
+
+
+@contextmanager
+def _progress_bar(total: int, config) -> Iterator[Callable]:
+    """A bar with tokens and cost on a terminal; nothing when piped."""
+    if not progress_enabled():
+        yield lambda stats: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        "{task.fields[usage]}",
+        transient=True,
+        console=_stderr_console(),
+    ) as bar:
+        task = bar.add_task("judging", total=total, usage="")
+
+        def update(stats) -> None:
+            usage = f"{stats.prompt_tokens + stats.completion_tokens} tokens"
+            if config.price_in or config.price_out:
+                usage += f" ${stats.cost(config):.4f}"
+            if stats.errors:
+                usage += f" {stats.errors} errors"
+            bar.update(task, completed=stats.done + stats.skipped, usage=usage)
+
+        yield update
+
+
+def _online(db: sqlite_utils.Database, dataset: str, config, path: str) -> None:
+    from ..services.judge.runner import count_records, run
+
+    with _progress_bar(count_records(db, dataset), config) as update:
+        run_id, stats = run(db, dataset, config, on_progress=update)
+    click.echo(f"run {run_id} ({config.model}): {_summary(stats, config)}")
+    if stats.errors:
+        click.echo(f"see the errors with: ragreview log {path} --errors", err=True)
+
+
+def _submit(db: sqlite_utils.Database, dataset: str, config) -> None:
+    from ..services.judge.batch import submit
+
+    run_id, stats, reports = submit(db, dataset, config)
+    for report in reports:
+        click.echo(f"batch {report.id}: {report.status}, {report.requests} requests")
+    click.echo(f"run {run_id} ({config.model}): {_summary(stats, config)}")
+    if reports:
+        click.echo("collect the results later with: ragreview judge PATH --collect", err=True)
+
+
+def _collect(db: sqlite_utils.Database, dataset: str, config) -> None:
+    from ..services.judge.batch import collect
+
+    stats, reports = collect(db, dataset, config)
+    if not reports:
+        click.echo("no batch is waiting to be collected")
+        return
+    for report in reports:
+        done = f", {report.labelled} labelled, {report.errors} errors" if report.requests else ""
+        click.echo(f"batch {report.id}: {report.status}{done}")
+
+
+def echo_judge_errors(
+    db: sqlite_utils.Database, dataset: str, record: int | None, as_json: bool, everything: bool
+) -> None:
+    """The judge's per-record errors, for `ragreview log` (unresolved ones unless
+    ``everything``). JSON lines carry ``"kind": "judge_error"``."""
+    errors = judge_store.iter_errors(db, dataset=dataset, record=record, unresolved=not everything)
+    for err in errors:
+        if as_json:
+            click.echo(json.dumps(err.as_json(), ensure_ascii=False))
+        else:
+            fixed = f"  (resolved by run {err.resolved})" if err.resolved else ""
+            click.echo(
+                f"{err.at}  judge {err.model}  {err.task:6}  {err.record}  "
+                f"run {err.run}: {err.message}{fixed}"
+            )

@@ -1,0 +1,225 @@
+"""Talking to an OpenAI-compatible endpoint: configuration, the key, retries with backoff.
+
+The openai client's own retries are switched off (``max_retries=0``) so that backoff,
+jitter and ``Retry-After`` are ours, visible and tested. The API key lives only in the
+client object: it is never put in a ``JudgeConfig`` field that could be stored or printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+NO_KEY = "no-key"  # local servers (llama.cpp, Ollama, vLLM) accept any key
+
+
+class JudgeAbort(Exception):
+    """The whole run must stop (bad key, unknown model): every record would fail alike."""
+
+
+class RequestFailed(Exception):
+    """One request failed for good (retries ran out, or the server refused it)."""
+
+
+@dataclass
+class JudgeConfig:
+    model: str
+    base_url: str | None = None
+    api_key_env: str = DEFAULT_KEY_ENV
+    task: str = "auto"
+    concurrency: int = 4
+    max_retries: int = 5
+    timeout: float = 120.0
+    templates: dict[str, str] = field(default_factory=dict)  # task -> prompt template
+    only_missing: bool = False
+    use_cache: bool = True
+    temperature: float = 0.0
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    retry_after_max: float = 600.0
+    price_in: float = 0.0  # per million prompt tokens
+    price_out: float = 0.0  # per million completion tokens
+
+
+@dataclass
+class Stats:
+    total: int = 0  # records in scope
+    done: int = 0
+    requests: int = 0  # HTTP attempts, including failed ones
+    cached: int = 0
+    labelled: int = 0
+    errors: int = 0
+    skipped: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def cost(self, config: JudgeConfig) -> float:
+        return (
+            self.prompt_tokens * config.price_in + self.completion_tokens * config.price_out
+        ) / 1e6
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+def api_key(config: JudgeConfig) -> str:
+    key = os.environ.get(config.api_key_env)
+    if key:
+        return key
+    if config.base_url:
+        return NO_KEY
+    raise JudgeAbort(
+        f"no API key: set {config.api_key_env}"
+        + (
+            ""
+            if config.api_key_env != DEFAULT_KEY_ENV
+            else " (or choose a variable with --api-key-env)"
+        )
+    )
+
+
+def async_client(config: JudgeConfig) -> Any:
+    import openai
+
+    return openai.AsyncOpenAI(
+        api_key=api_key(config),
+        base_url=config.base_url or None,
+        max_retries=0,
+        timeout=config.timeout,
+    )
+
+
+def sync_client(config: JudgeConfig) -> Any:
+    import openai
+
+    return openai.OpenAI(
+        api_key=api_key(config),
+        base_url=config.base_url or None,
+        max_retries=config.max_retries,
+        timeout=config.timeout,
+    )
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds the server asks us to wait: ``retry-after-ms``, then ``retry-after``
+    (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def backoff_delay(
+    attempt: int,
+    server_wait: float | None,
+    config: JudgeConfig,
+    rng: Callable[[float, float], float] = random.uniform,
+) -> float:
+    """How long to wait before retry number ``attempt + 1``.
+
+    With ``Retry-After`` we wait at least that long (plus up to 10 % so that many
+    workers told the same time do not return together); otherwise exponential backoff
+    with equal jitter: between half and all of ``base * 2**attempt``, capped.
+    """
+    if server_wait is not None:
+        wait = min(server_wait, config.retry_after_max)
+        return wait + rng(0.0, wait * 0.1)
+    ceiling = min(config.backoff_max, config.backoff_base * 2**attempt)
+    return rng(ceiling / 2, ceiling)
+
+
+def scrub(text: str, config: JudgeConfig) -> str:
+    """Server-supplied text with our key masked, should a server echo it back: error
+    messages are stored and printed, the key must never be."""
+    key = os.environ.get(config.api_key_env)
+    return text.replace(key, "***") if key and len(key) >= 4 else text
+
+
+def _classify(err: Exception) -> tuple[str, float | None, str]:
+    """(retry | fail | abort, server wait, description) for an openai exception."""
+    import openai
+
+    if isinstance(err, openai.APITimeoutError):
+        return "retry", None, "timed out"
+    if isinstance(err, openai.APIConnectionError):
+        return "retry", None, f"connection failed ({err})"
+    if isinstance(err, openai.APIStatusError):
+        code = err.status_code
+        wait = retry_after(err.response.headers)
+        text = f"HTTP {code}: {_brief(err)}"
+        if code in (408, 409, 429) or code >= 500:
+            return "retry", wait, text
+        if code in (401, 403, 404):
+            return "abort", None, text
+        return "fail", None, text
+    if isinstance(err, (openai.APIResponseValidationError, ValueError)):
+        # HTTP 200 whose body is not a chat completion (a proxy's error page, a cut-off
+        # body): the client raises the JSON decoder's error. Transient: try again.
+        return "retry", None, f"unreadable response from the server ({type(err).__name__})"
+    raise err
+
+
+def _brief(err: Any) -> str:
+    body = getattr(err, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:200]
+    return str(getattr(err, "message", err))[:200]
+
+
+async def chat(
+    client: Any, config: JudgeConfig, messages: list[dict[str, str]], stats: Stats
+) -> tuple[str | None, int, int]:
+    """One chat completion with retries. Returns (content, prompt tokens, completion tokens)."""
+    attempt = 0
+    while True:
+        stats.requests += 1
+        try:
+            resp = await client.chat.completions.create(
+                model=config.model, messages=messages, temperature=config.temperature
+            )
+        except Exception as err:  # noqa: BLE001 - classified below, unknown ones re-raised
+            action, wait, text = _classify(err)
+            text = scrub(text, config)
+            if action == "abort":
+                raise JudgeAbort(
+                    f"{config.base_url or 'OpenAI'} refused the request: {text}"
+                ) from None
+            if action == "fail" or attempt >= config.max_retries:
+                tries = f" after {attempt + 1} attempts" if attempt else ""
+                raise RequestFailed(f"{text}{tries}") from None
+            await asyncio.sleep(backoff_delay(attempt, wait, config))
+            attempt += 1
+            continue
+        usage = getattr(resp, "usage", None)
+        p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
+        c_tok = int(getattr(usage, "completion_tokens", 0) or 0)
+        stats.prompt_tokens += p_tok
+        stats.completion_tokens += c_tok
+        choices = getattr(resp, "choices", None) or []
+        content = choices[0].message.content if choices else None
+        return content, p_tok, c_tok

@@ -1,0 +1,85 @@
+"""Data and helpers shared by the judge tests (fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from ragreview.store import open_database
+from ragreview.store import records as store_records
+from tests.conftest import subprocess_env
+
+SECRET = "sk-ragreview-test-7Qx9SECRETzz41"
+
+
+def trace_records(n: int) -> list[dict]:
+    """n unlabelled TRACe records: documents 0a-0c and 1a-1b, response a and b."""
+    return [
+        {
+            "id": f"q{i}",
+            "task": "trace",
+            "question": f"Question number {i}?",
+            "documents": [
+                {"sentences": [["0a", f"Fact one of {i}."], ["0b", "Filler."], ["0c", "More."]]},
+                {"sentences": [["1a", f"Second doc about {i}."], ["1b", "Noise."]]},
+            ],
+            "response": [["a", f"Answer {i} from doc zero."], ["b", "An unsupported claim."]],
+        }
+        for i in range(n)
+    ]
+
+
+# What the server's oracle answers for every record of trace_records.
+EXPECTED_TRACE = {
+    "relevant": {"0a": True, "1a": True},
+    "utilized": {"0a": True},
+    "supported": {"a": True, "b": False},
+    "support_keys": {"a": ["0a"], "b": []},
+}
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def env(**extra: str) -> dict[str, str]:
+    """A child environment without our OPENAI_* variables (HOME is tmp: see conftest)."""
+    out = {k: v for k, v in subprocess_env().items() if not k.startswith("OPENAI_")}
+    out.update(extra)
+    return out
+
+
+def ragreview(*args: str, key: str | None = SECRET) -> subprocess.CompletedProcess:
+    extra = {"OPENAI_API_KEY": key} if key else {}
+    return subprocess.run(
+        [sys.executable, "-m", "ragreview", *args],
+        env=env(**extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def judge_args(path: Path, server, *more: str) -> list[str]:
+    return [
+        "judge",
+        str(path),
+        "--model",
+        "judge-test",
+        "--base-url",
+        server.base_url,
+        "--task",
+        "trace",
+        *more,
+    ]
+
+
+def db_layers(db_path: Path) -> dict[str, dict]:
+    db = open_database(db_path)
+    try:
+        return {s.id: s.judge for s in store_records.iterate(db, "trace")}
+    finally:
+        db.conn.close()
