@@ -95,3 +95,13 @@ def test_review_model_and_list_queries_load_no_textual(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
+
+
+def test_delta_shows_tiny_dataset_moves_and_hides_float_noise():
+    from ragreview.tui.widgets.metrics_panel import delta
+
+    assert delta(0.25, 0.5) == "+0.250"
+    assert delta(1.0, 0.0) == "-1.000"
+    assert delta(0.071, 0.071 + 2.2e-7) == "+2e-07"  # one label among 100,000 records
+    assert delta(0.5, 0.5 + 1e-15) == ""  # running-sum rounding, not a change
+    assert delta(None, 0.5) == ""

@@ -15,10 +15,14 @@ def fmt(value: float | None) -> str:
 
 
 def delta(judge: float | None, reviewed: float | None) -> str:
+    """Signed change; one label among 100,000 records moves a mean by ~1e-7, which must
+    still read as a change, so small deltas are shown in scientific notation."""
     if judge is None or reviewed is None:
         return ""
     d = reviewed - judge
-    return "" if abs(d) < 5e-10 else f"{d:+.3f}"
+    if abs(d) < 1e-12:
+        return ""
+    return f"{d:+.3f}" if abs(d) >= 0.0005 else f"{d:+.0e}"
 
 
 class MetricsPanel(Static):
