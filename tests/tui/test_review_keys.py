@@ -270,3 +270,16 @@ async def test_export_writes_reviewed_labels(demo, tmp_path):
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 5
     assert lines[0]["labels"]["human"]["relevant"] == {"0a": False}
+
+
+async def test_record_line_shows_id_status_and_note_literally(demo):
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        info = app.screen.sentences.info
+        assert text_of(info).strip().startswith("covid-1 · trace · unreviewed")
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press(*"[b]odd[/b]", "enter")
+        await pilot.pause()
+        assert "✎ [b]odd[/b]" in text_of(info)

@@ -86,6 +86,7 @@ class ReviewScreen(Screen[None]):
         """Redraw what a committed change affects (one row, or all rows with ``rows``)."""
         if rows or index is not None:
             self.sentences.refresh_marks(self.review, index)
+        self.sentences.refresh_info(self.review)
         self.query_one(VerdictBar).show(self.review.verdicts(), self.review.hidden)
         self.query_one(MetricsPanel).show(
             self.review.record_metrics(), self.review.dataset_metrics(), self.review.hidden

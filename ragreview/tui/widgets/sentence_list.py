@@ -118,6 +118,23 @@ def _glyph(mark: Mark) -> str:
     return BOOL_GLYPH.get(mark.value, "?")
 
 
+def _info(stored) -> Text:
+    """``covid-1 · trace · reviewed by alice`` and the note, all literal text."""
+    text = Text(stored.record.id, style="bold")
+    if stored.record.task:
+        text.append(f" · {stored.record.task}")
+    status = stored.status
+    if status == "reviewed" and stored.reviewed_by:
+        status += f" by {stored.reviewed_by}"
+    elif status == "stale":
+        status += ": changed since it was reviewed"
+    text.append(f" · {status}")
+    if stored.note:
+        text.append("\n✎ ")
+        text.append(stored.note)
+    return text
+
+
 class SentenceList(VerticalScroll, can_focus=False):
     """The open record's text and items, with a cursor over the items."""
 
@@ -134,8 +151,12 @@ class SentenceList(VerticalScroll, can_focus=False):
     def show(self, review: Review, cursor: int) -> None:
         """Replace the content with the open record, cursor on item ``cursor``."""
         assert review.stored is not None
-        rec = review.stored.record
-        widgets: list[Widget] = []
+        stored = review.stored
+        rec = stored.record
+        info = _info(stored)
+        self.info = Static(info, classes="info")
+        self._info_plain = info.plain
+        widgets: list[Widget] = [self.info]
         if rec.question:
             widgets.append(Static(Text.assemble(("Q ", "bold"), rec.question), classes="question"))
         for turn in rec.conversation:
@@ -160,6 +181,15 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.mount_all(widgets)
         self.scroll_home(animate=False)
         self.call_after_refresh(self._scroll_to_cursor)
+
+    def refresh_info(self, review: Review) -> None:
+        """Redraw the id/status/note line when the status or note changed."""
+        if getattr(self, "info", None) is None or review.stored is None:
+            return
+        text = _info(review.stored)
+        if text.plain != self._info_plain:
+            self._info_plain = text.plain
+            self.info.update(text)
 
     @property
     def item(self) -> Item | None:
