@@ -7,6 +7,7 @@ and only then redraws the row, the verdict bar, the metrics and the list entry.
 from __future__ import annotations
 
 import re
+import sqlite3
 from array import array
 from dataclasses import replace
 from pathlib import Path
@@ -114,6 +115,9 @@ class ReviewScreen(Screen[None]):
             change()
         except (RagreviewError, RecordError) as err:
             self.notify(str(err), severity="error")
+            return
+        except sqlite3.Error as err:  # e.g. the DB stayed locked past the busy timeout
+            self.notify(f"not saved: {err}", severity="error")
             return
         self.refresh_record(index)
 
