@@ -1,18 +1,381 @@
-"""Per-record metric rows and dataset aggregates kept in the DB.
+"""Per-record metric rows and incremental dataset aggregates kept in the DB.
 
-Filled in by the metrics work: ``refresh`` recomputes the given records' metrics (judge
-and effective layers) inside the caller's transaction.
+``refresh`` runs inside every label/import/settings write transaction: it recomputes
+the given records' metrics for the judge and effective layers, rewrites only the rows
+whose value changed, and moves the dataset's running sums (``metric_totals``) by the
+difference, so one label change costs one record's work whatever the dataset's size.
+Large refreshes (import, a variant change) rebuild the sums from the rows instead,
+which is exact and cheaper than many small updates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..core import metrics
+from ..core.errors import RagreviewError
+from ..core.labels import Layer, effective
+from ..core.record import Record
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
 
+LAYERS = ("judge", "effective")
+BULK = 2_000  # refreshes of more records than this rebuild the sums from the rows
 
-def refresh(db: sqlite_utils.Database, rowids: Iterable[int]) -> None:
-    """Recompute stored metrics for these records (no metrics are stored yet)."""
-    return None
+COUNT = "record._count"  # a hidden row per record: its sum is the dataset's record count
+
+Key = tuple[str, str, str]  # (dataset, layer, name)
+
+
+def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -> dict:
+    from . import settings  # settings imports records, which imports this module
+
+    if dataset not in cache:
+        cache[dataset] = settings.get_all(db, dataset)
+    return cache[dataset]
+
+
+def _with_source(record: Record, source: str | None) -> Record:
+    """MT-RAG's metrics read the original prediction, targets and passages (Length
+    counts the original characters, which sentencizing may not keep): give the record
+    its source object as SPEC §3's ``source`` when the importer kept it aside."""
+    if record.task != "mtrag" or not source or "source" in record.data:
+        return record
+    from .records import loads
+
+    try:
+        obj = loads(source)
+    except ValueError:
+        return record
+    if not isinstance(obj, dict):
+        return record
+    return replace(record, data={**record.data, "source": {"format": "mtrag", "record": obj}})
+
+
+Known = Mapping[int, tuple[Record, Layer]]  # rowid -> (record, judge layer) as stored
+
+
+def _load(
+    db: sqlite_utils.Database, rowids: list[int], known: Known | None
+) -> list[tuple[int, str, Record, Layer, Layer]]:
+    """(rowid, dataset, record, judge, human) for each record; ``known`` records and
+    judge layers (the importer has them in memory) are not read back and parsed again."""
+    from . import records
+
+    if not known:
+        return [
+            (s.rowid, s.dataset, _with_source(s.record, s.source), s.judge, s.human)
+            for s in records.get_many(db, rowids)
+        ]
+    marks = ",".join("?" * len(rowids))
+    rows = {
+        rowid: (dataset, source)
+        for rowid, dataset, source in db.conn.execute(
+            "SELECT rowid, dataset, CASE WHEN task = 'mtrag' THEN source END FROM records "
+            f"WHERE rowid IN ({marks})",
+            rowids,
+        )
+    }
+    human = records.human_layers(db, rowids)
+    out: list[tuple[int, str, Record, Layer, Layer]] = []
+    missing = [r for r in rowids if r not in known]
+    for rowid in rowids:
+        if rowid in known:
+            dataset, source = rows[rowid]
+            record, judge = known[rowid]
+            out.append((rowid, dataset, _with_source(record, source), judge, human[rowid]))
+    if missing:
+        out.extend(_load(db, missing, None))
+    return out
+
+
+def refresh(db: sqlite_utils.Database, rowids: Iterable[int], known: Known | None = None) -> None:
+    """Recompute stored metrics for these records and adjust the dataset sums.
+
+    Runs in the caller's transaction (it does not commit). ``known`` may give records
+    and their judge layers already in memory by rowid (exactly as just stored), to save
+    reading them back.
+    """
+
+    ids = list(dict.fromkeys(rowids))
+    if not ids:
+        return
+    conn = db.conn
+    bulk = len(ids) > BULK
+    cache: dict[str, dict] = {}
+    deltas: dict[Key, list[float]] = {}
+    datasets: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        old: dict[int, dict[tuple[str, str], float | None]] = {r: {} for r in chunk}
+        for rec, layer, name, value in conn.execute(
+            f"SELECT record, layer, name, value FROM record_metrics WHERE record IN ({marks})",
+            chunk,
+        ):
+            old[rec][(layer, name)] = value
+        deletes: list[tuple] = []
+        upserts: list[tuple] = []
+        for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
+            settings = _settings(db, dataset, cache)
+            datasets.add(dataset)
+            judge = metrics.record_values(record, judge_layer, settings, judge=judge_layer)
+            layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
+            if human_layer:
+                merged = effective(judge_layer, human_layer)
+                layers["effective"] = metrics.record_values(
+                    record, merged, settings, judge=judge_layer
+                )
+            else:
+                layers["effective"] = judge
+            new = {(layer, n): v for layer, vals in layers.items() for n, v in vals.items()}
+            new[("judge", COUNT)] = 1.0  # keeps the record count in the running sums
+            before = old[rowid]
+            for key in before.keys() - new.keys():
+                deletes.append((rowid, *key))
+            for key, value in new.items():
+                if key in before and before[key] == value:
+                    continue
+                upserts.append((rowid, *key, value))
+                if not bulk and key[0] in LAYERS:
+                    _move(deltas, (dataset, *key), before.get(key), value)
+            if not bulk:
+                for key in before.keys() - new.keys():
+                    if key[0] in LAYERS:
+                        _move(deltas, (dataset, *key), before[key], None)
+        conn.executemany(
+            "DELETE FROM record_metrics WHERE record = ? AND layer = ? AND name = ?", deletes
+        )
+        conn.executemany(
+            "INSERT INTO record_metrics (record, layer, name, value) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (record, layer, name) DO UPDATE SET value = excluded.value",
+            upserts,
+        )
+    if bulk:
+        for dataset in datasets:
+            rebuild_totals(db, dataset)
+        return
+    conn.executemany(
+        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "
+        "n = n + excluded.n, total = total + excluded.total, "
+        "total_sq = total_sq + excluded.total_sq",
+        [(*key, int(d[0]), d[1], d[2]) for key, d in deltas.items() if any(d)],
+    )
+
+
+def _move(deltas: dict[Key, list[float]], key: Key, old: Any, new: Any) -> None:
+    d = deltas.setdefault(key, [0, 0.0, 0.0])
+    if old is not None:
+        d[0] -= 1
+        d[1] -= old
+        d[2] -= old * old
+    if new is not None:
+        d[0] += 1
+        d[1] += new
+        d[2] += new * new
+
+
+def rebuild_totals(db: sqlite_utils.Database, dataset: str) -> None:
+    """Recompute a dataset's running sums from its rows (exact; a full scan)."""
+    conn = db.conn
+    conn.execute("DELETE FROM metric_totals WHERE dataset = ?", (dataset,))
+    conn.execute(
+        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+        "SELECT r.dataset, m.layer, m.name, count(m.value), total(m.value), "
+        "total(m.value * m.value) FROM record_metrics m JOIN records r ON r.rowid = m.record "
+        "WHERE r.dataset = ? AND m.layer IN ('judge', 'effective') "
+        "GROUP BY m.layer, m.name",
+        (dataset,),
+    )
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+def ensure(db: sqlite_utils.Database, dataset: str) -> None:
+    """Compute the metric rows of a dataset stored before metrics existed (a DB from an
+    earlier build): two indexed look-ups when there is nothing to do."""
+    conn = db.conn
+    if conn.execute("SELECT 1 FROM metric_totals WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
+        return
+    rowids = [r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))]
+    if rowids:
+        from .db import write
+
+        with write(conn):
+            refresh(db, rowids)
+            rebuild_totals(db, dataset)
+
+
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_COLUMNS = ("dataset", "task", "status", "id")
+
+
+def _field_sql(field: str) -> str:
+    """SQL for a grouping field: a records column or a field of the canonical record."""
+    if field in _COLUMNS:
+        return f"r.{field}"
+    if not _FIELD.match(field):
+        raise RagreviewError(f"cannot group by {field!r}: give a record field name")
+    path = "$." + ".".join(f'"{part}"' for part in field.split("."))
+    return f"json_extract(r.data, '{path}')"
+
+
+def _summary(
+    group: dict | None, records: int, reviewed: int, totals: dict[str, dict], settings: dict
+) -> dict[str, Any]:
+    return {
+        "group": group,
+        "records": records,
+        "reviewed_records": reviewed,
+        **{layer: metrics.dataset_values(totals.get(layer, {}), settings) for layer in LAYERS},
+    }
+
+
+def dataset_summary(
+    db: sqlite_utils.Database, dataset: str, group: dict | None = None
+) -> dict[str, Any]:
+    """``records``, ``reviewed_records`` and dataset-level ``judge`` / ``effective`` values.
+
+    Without ``group`` this reads the running sums only (no rescan of the records).
+    ``group`` ({field: value}) restricts to the records where each field has that value.
+    """
+    from . import settings
+
+    conn = db.conn
+    ensure(db, dataset)
+    values = settings.get_all(db, dataset)
+    if not group:
+        # Both counts come from indexes or the sums: no scan of the records.
+        (reviewed,) = conn.execute(
+            "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed'", (dataset,)
+        ).fetchone()
+        totals: dict[str, dict] = {}
+        for layer, name, n, total, total_sq in conn.execute(
+            "SELECT layer, name, n, total, total_sq FROM metric_totals WHERE dataset = ?",
+            (dataset,),
+        ):
+            totals.setdefault(layer, {})[name] = (n, total, total_sq)
+        records = totals.get("judge", {}).get(COUNT, (0, 0.0, 0.0))[0]
+        return _summary(None, records, reviewed, totals, values)
+    where, params = ["r.dataset = ?"], [dataset]
+    for field, value in group.items():
+        sql = _field_sql(field)
+        if value is None:
+            where.append(f"{sql} IS NULL")
+        else:
+            where.append(f"{sql} = ?")
+            params.append(value)
+    summaries = list(_grouped(db, dataset, " AND ".join(where), params, list(group), values))
+    if summaries:
+        summaries[0]["group"] = dict(group)
+        return summaries[0]
+    return _summary(dict(group), 0, 0, {}, values)
+
+
+def grouped_summaries(db: sqlite_utils.Database, dataset: str, field: str) -> list[dict]:
+    """One summary per distinct value of ``field`` (a full scan, for reports)."""
+    from . import settings
+
+    ensure(db, dataset)
+    return list(
+        _grouped(db, dataset, "r.dataset = ?", [dataset], [field], settings.get_all(db, dataset))
+    )
+
+
+def _grouped(
+    db: sqlite_utils.Database,
+    dataset: str,
+    where: str,
+    params: list,
+    fields: list[str],
+    settings: dict,
+) -> Iterator[dict]:
+    keys = ", ".join(_field_sql(f) for f in fields)
+    counts = {
+        tuple(row[:-2]): row[-2:]
+        for row in db.conn.execute(
+            f"SELECT {keys}, count(*), count(*) FILTER (WHERE r.status = 'reviewed') "
+            f"FROM records r WHERE {where} GROUP BY {keys}",
+            params,
+        )
+    }
+    totals: dict[tuple, dict[str, dict]] = {}
+    for row in db.conn.execute(
+        f"SELECT {keys}, m.layer, m.name, count(m.value), total(m.value), "
+        f"total(m.value * m.value) FROM record_metrics m JOIN records r ON r.rowid = m.record "
+        f"WHERE {where} AND m.layer IN ('judge', 'effective') GROUP BY {keys}, m.layer, m.name",
+        params,
+    ):
+        g = tuple(row[: len(fields)])
+        layer, name, n, total, total_sq = row[len(fields) :]
+        totals.setdefault(g, {}).setdefault(layer, {})[name] = (n, total, total_sq)
+    for g in sorted(counts, key=lambda t: tuple((v is None, str(type(v)), v) for v in t)):
+        records, reviewed = counts[g]
+        yield _summary(dict(zip(fields, g)), records, reviewed, totals.get(g, {}), settings)
+
+
+def record_values(db: sqlite_utils.Database, rowid: int) -> dict[str, dict[str, float | None]]:
+    """A record's stored metrics: ``{"judge": {...}, "effective": {...}}`` (public names)."""
+    out: dict[str, dict[str, float | None]] = {layer: {} for layer in LAYERS}
+    for layer, name, value in db.conn.execute(
+        "SELECT layer, name, value FROM record_metrics WHERE record = ? "
+        "AND layer IN ('judge', 'effective') ORDER BY name",
+        (rowid,),
+    ):
+        if metrics.is_public(name):
+            out[layer][name] = value
+    return out
+
+
+def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict[str, Any]]:
+    """``{"id", "dataset", "judge", "effective"}`` per record, in file order."""
+    ensure(db, dataset)
+    current: dict[str, Any] | None = None
+    current_rowid = None
+    for rowid, rid, ds, layer, name, value in db.conn.execute(
+        "SELECT r.rowid, r.id, r.dataset, m.layer, m.name, m.value FROM records r "
+        "LEFT JOIN record_metrics m ON m.record = r.rowid AND m.layer IN ('judge', 'effective') "
+        "WHERE r.dataset = ? ORDER BY r.position, r.rowid, m.name",
+        (dataset,),
+    ):
+        if rowid != current_rowid:
+            if current is not None:
+                yield current
+            current = {"id": rid, "dataset": ds, "judge": {}, "effective": {}}
+            current_rowid = rowid
+        if layer is not None and metrics.is_public(name):
+            assert current is not None
+            current[layer][name] = value
+    if current is not None:
+        yield current
+
+
+def stored_comparison(
+    db: sqlite_utils.Database, dataset: str, tolerance: float = 1e-9
+) -> dict[str, dict[str, Any]]:
+    """The source's stored scores vs our recomputation from the judge's labels, per metric:
+    records compared, how many disagree (|diff| > tolerance), max |diff| and RMSE."""
+    ensure(db, dataset)
+    out: dict[str, dict[str, Any]] = {}
+    for name, n, disagree, max_diff, mse in db.conn.execute(
+        "SELECT s.name, count(*), sum(abs(s.value - j.value) > ?), max(abs(s.value - j.value)), "
+        "avg((s.value - j.value) * (s.value - j.value)) FROM record_metrics s "
+        "JOIN record_metrics j ON j.record = s.record AND j.layer = 'judge' AND j.name = s.name "
+        "JOIN records r ON r.rowid = s.record "
+        "WHERE s.layer = 'stored' AND r.dataset = ? AND s.value IS NOT NULL "
+        "AND j.value IS NOT NULL GROUP BY s.name ORDER BY s.name",
+        (tolerance, dataset),
+    ):
+        out[name] = {
+            "n": n,
+            "disagree": disagree,
+            "max_abs_diff": max_diff,
+            "rmse": None if mse is None else mse**0.5,
+        }
+    return out

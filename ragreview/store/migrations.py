@@ -129,6 +129,38 @@ def m001_initial(db: Database) -> None:
 
 
 @MIGRATIONS()
+def m002_metrics(db: Database) -> None:
+    db.executescript(
+        """
+        -- Per-record metric values, one row per (record, layer, metric). layer is
+        -- 'judge' or 'effective' (computed from the labels; value NULL where the metric
+        -- applies but is undefined) or 'stored' (the source file's own score for that
+        -- metric, to compare with our recomputation). Names with '._' are components
+        -- of dataset rates (e.g. rgb._rejection), not metrics in their own right.
+        CREATE TABLE record_metrics (
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            layer TEXT NOT NULL,
+            name TEXT NOT NULL,
+            value REAL,
+            PRIMARY KEY (record, layer, name)
+        ) WITHOUT ROWID;
+        -- Running sums over the non-NULL record_metrics rows of a dataset, adjusted by
+        -- each refresh (old values out, new values in), so dataset aggregates need no
+        -- rescan: mean = total / n, population std from total_sq.
+        CREATE TABLE metric_totals (
+            dataset TEXT NOT NULL,
+            layer TEXT NOT NULL,
+            name TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            total REAL NOT NULL,
+            total_sq REAL NOT NULL,
+            PRIMARY KEY (dataset, layer, name)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@MIGRATIONS()
 def m003_judge(db: Database) -> None:
     db.executescript(
         """

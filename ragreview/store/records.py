@@ -130,7 +130,8 @@ def import_records(
                 (dataset,),
             )
         }
-        touched: list[int] = []
+        # rowid -> (record, judge layer), so metrics need not read them back
+        touched: dict[int, tuple[Record, Layer]] = {}
         judge_rows: list[tuple] = []
         for item in items:
             rec = item.record
@@ -187,7 +188,7 @@ def import_records(
                     summary.updated += 1
                     summary.stale += new_status == "stale"
             judge_rows.extend(_label_rows(rowid, item.judge))
-            touched.append(rowid)
+            touched[rowid] = (rec, item.judge)
             if len(judge_rows) > 20_000:
                 conn.executemany(
                     "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
@@ -199,7 +200,7 @@ def import_records(
         conn.executemany(
             "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)", judge_rows
         )
-        metric_rows.refresh(db, touched)
+        metric_rows.refresh(db, list(touched), known=touched)
     return summary
 
 
@@ -320,3 +321,23 @@ def counts(db: sqlite_utils.Database, dataset: str) -> Mapping[str, int]:
             "SELECT status, count(*) FROM records WHERE dataset = ? GROUP BY status", (dataset,)
         )
     )
+
+
+def get_many(db: sqlite_utils.Database, rowids: list[int]) -> list[StoredRecord]:
+    """Several records by rowid (in no particular order), loaded in one pass."""
+    out: list[StoredRecord] = []
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.conn.execute(
+            f"SELECT {_RECORD_COLUMNS} FROM records WHERE rowid IN ({marks})", chunk
+        ).fetchall()
+        out.extend(_build(rows, db.conn))
+    return out
+
+
+def human_layers(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> dict[int, dict[str, dict[str, Any]]]:
+    """The human layers of several records."""
+    return _layers(db.conn, "human_labels", rowids)

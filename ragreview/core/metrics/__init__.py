@@ -1,0 +1,89 @@
+"""Every metric of SPEC §6 as pure functions of a record and one label layer.
+
+``record_metrics`` gives the public per-record values under their canonical names;
+``record_values`` adds the components (names with a ``._`` such as ``rgb._rejection``)
+that dataset rates which are not plain means are built from, so that dataset
+aggregates can be kept as running sums (see ``aggregate.py``). A family applies to a
+record when its ``task`` says so or when the layer or record carries that family's
+labels, items or scores; its metrics are then present, ``None`` where undefined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..labels import Layer
+from ..record import Record
+from . import longform, mtrag, ragas, rgb, trace
+from .aggregate import Totals, add_values, dataset_values, stored_pairs
+from .common import Values, has_any
+
+__all__ = [
+    "Totals",
+    "add_values",
+    "dataset_values",
+    "is_public",
+    "record_metrics",
+    "record_values",
+    "stored_pairs",
+]
+
+KNOWN_TASKS = frozenset(
+    "trace rgb-noise rgb-negative rgb-integration rgb-counterfactual mtrag longform ragas".split()
+)
+
+
+def is_public(name: str) -> bool:
+    return "._" not in name
+
+
+def families(record: Record, labels: Layer) -> list[str]:
+    task = record.task or ""
+    free = task not in KNOWN_TASKS
+    out = []
+    if task == "trace" or (free and has_any(labels, trace.LABELS)):
+        out.append("trace")
+    if task.startswith("rgb-") or (free and has_any(labels, rgb.LABELS)):
+        out.append("rgb")
+    if task == "mtrag" or (
+        free
+        and (has_any(labels, mtrag.LABELS) or any(n.startswith("mtrag.") for n in record.scores))
+    ):
+        out.append("mtrag")
+    if task == "longform" or (free and (record.facts or has_any(labels, longform.LABELS))):
+        out.append("longform")
+    if task == "ragas" or (
+        free and (record.statements or record.reference_statements or has_any(labels, ragas.LABELS))
+    ):
+        out.append("ragas")
+    return out
+
+
+_MODULES = {"trace": trace, "rgb": rgb, "mtrag": mtrag, "longform": longform, "ragas": ragas}
+
+
+def record_values(
+    record: Record, labels: Layer, settings: Mapping[str, Any], *, judge: Layer | None = None
+) -> Values:
+    """Public metrics and aggregate components of every family that applies."""
+    out: Values = {}
+    for family in families(record, labels):
+        if family == "trace":
+            out.update(trace.metrics(record, labels, settings, judge))
+        else:
+            out.update(_MODULES[family].metrics(record, labels, settings))
+    return out
+
+
+def record_metrics(
+    record: Record, labels: Layer, settings: Mapping[str, Any], *, judge: Layer | None = None
+) -> dict[str, float | None]:
+    """Every applicable per-record metric (SPEC §6 canonical names) for one label layer.
+
+    ``judge``: the judge layer (also when ``labels`` is that layer), which RAGBench's
+    raw label-list counts are relative to; give it to reproduce RAGBench's shipped scores
+    exactly (duplicated or unknown keys in its lists count). See ``trace``.
+    """
+    values = record_values(record, labels, settings, judge=judge)
+    return {k: v for k, v in values.items() if is_public(k)}

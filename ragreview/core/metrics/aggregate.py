@@ -1,0 +1,164 @@
+"""Dataset-level values from running sums, and stored-score mapping.
+
+Every per-record value (public or component) is kept per (dataset, layer, name) as
+``(n, Σv, Σv²)`` over the records where it is defined. That is enough for:
+
+* a per-record metric's dataset value: its mean, under the same name (SPEC §9);
+* the long-form family's population standard deviation (SAFE's ``np.std``), as
+  ``<name>_std``;
+* RGB's rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detection_rate``,
+  ``rgb.error_correction_rate``), which are ratios of counts;
+* TRACe's RMSE against the source's stored scores and hallucination AUROC;
+
+so one label change adjusts the sums by the old and new values of one record, with no
+rescan of the others.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..record import Record
+from .common import Values
+
+# name -> (count, sum, sum of squares)
+Totals = dict[str, tuple[int, float, float]]
+
+
+def add_values(totals: Totals, values: Mapping[str, float | None], sign: int = 1) -> None:
+    """Add (sign=1) or remove (sign=-1) one record's values from running sums."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        n, s, ss = totals.get(name, (0, 0.0, 0.0))
+        totals[name] = (n + sign, s + sign * value, ss + sign * value * value)
+
+
+def _mean(totals: Mapping[str, tuple[int, float, float]], name: str) -> float | None:
+    n, s, _ = totals.get(name, (0, 0.0, 0.0))
+    return s / n if n > 0 else None
+
+
+def _sum(totals: Mapping[str, tuple[int, float, float]], name: str) -> float:
+    return totals.get(name, (0, 0.0, 0.0))[1]
+
+
+def _std(totals: Mapping[str, tuple[int, float, float]], name: str) -> float | None:
+    n, s, ss = totals.get(name, (0, 0.0, 0.0))
+    if n <= 0:
+        return None
+    mean = s / n
+    return math.sqrt(max(0.0, ss / n - mean * mean))
+
+
+def dataset_values(
+    totals: Mapping[str, tuple[int, float, float]], settings: Mapping[str, Any] | None = None
+) -> Values:
+    """Dataset-level values of one layer from its running sums."""
+    settings = settings or {}
+    out: Values = {}
+    for name in sorted(totals):
+        if totals[name][0] <= 0:
+            continue
+        if "._" not in name:
+            out[name] = _mean(totals, name)
+            if name.startswith("longform."):
+                out[name + "_std"] = _std(totals, name)
+    # RGB (SPEC §6.2): accuracy over the non-negative records, rejection over noise
+    # rate 1, detection and correction over the counterfactual records.
+    if "rgb._accuracy" in totals and totals["rgb._accuracy"][0] > 0:
+        out["rgb.accuracy"] = _mean(totals, "rgb._accuracy")
+    if "rgb._rejection" in totals and totals["rgb._rejection"][0] > 0:
+        out["rgb.rejection_rate"] = _mean(totals, "rgb._rejection")
+    if "rgb._detected" in totals and totals["rgb._detected"][0] > 0:
+        out["rgb.error_detection_rate"] = _mean(totals, "rgb._detected")
+        if settings.get("rgb.variant", "reference") == "reference":
+            detected = _sum(totals, "rgb._detected")
+            # RGB: correct_tt / fact_tt, 0 when nothing was detected.
+            out["rgb.error_correction_rate"] = (
+                _sum(totals, "rgb._corrected") / detected if detected else 0.0
+            )
+        else:
+            out["rgb.error_correction_rate"] = _mean(totals, "rgb._corrected")
+    # TRACe against the source's stored judge scores (RAGBench calculate_metrics.py).
+    for metric in ("relevance", "utilization", "completeness"):
+        mse = _mean(totals, f"trace._sqerr_{metric}")
+        if mse is not None:
+            out[f"trace.{metric}_rmse"] = math.sqrt(mse)
+    n = totals.get("trace._hall", (0, 0.0, 0.0))[0]
+    if n > 0:
+        positives = _sum(totals, "trace._hall")
+        negatives = n - positives
+        tp = _sum(totals, "trace._hall_tp")
+        fp = _sum(totals, "trace._hall_pred") - tp
+        # AUROC of a 0/1 predictor (ties count half): (1 + TPR - FPR) / 2; sklearn's
+        # roc_auc_score is undefined with a single class.
+        if positives > 0.5 and negatives > 0.5:
+            out["trace.hallucination_auroc"] = 0.5 * (1 + tp / positives - fp / negatives)
+        else:
+            out["trace.hallucination_auroc"] = None
+    return out
+
+
+def totals_of(rows: Iterable[Mapping[str, float | None]]) -> Totals:
+    totals: Totals = {}
+    for values in rows:
+        add_values(totals, values)
+    return totals
+
+
+# -- the source's own stored scores -> our canonical names ----------------------------
+
+_STORED_ALIASES: dict[str, tuple[str, ...]] = {
+    "trace.relevance": ("relevance_score",),
+    "trace.utilization": ("utilization_score",),
+    "trace.completeness": ("completeness_score",),
+    "trace.adherence": ("adherence_score",),
+    "mtrag.recall": ("recall",),
+    "mtrag.rouge_l": ("rougel_stemfalse", "rougel", "rouge_l"),
+    "mtrag.extractiveness": ("extractiveness_rougel", "extractiveness"),
+    "mtrag.length": ("length",),
+    "mtrag.rb_agg": ("rb_agg",),
+    "mtrag.rb_llm": ("rb_llm",),
+    "mtrag.rl_f": ("rl_f",),
+    "mtrag.rb_agg_idk": ("rb_agg_idk_underspecified", "rb_agg_idk"),
+    "mtrag.rb_llm_idk": ("rb_llm_idk_underspecified", "rb_llm_idk"),
+    "mtrag.rl_f_idk": ("rl_f_idk_underspecified", "rl_f_idk"),
+    "longform.supported": ("supported",),
+    "longform.not_supported": ("not_supported",),
+    "longform.irrelevant": ("irrelevant",),
+    "ragas.faithfulness": ("faithfulness",),
+    "ragas.context_recall": ("context_recall",),
+    "ragas.context_precision": ("context_precision",),
+    "ragas.context_relevancy": ("context_relevancy",),
+}
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace(" ", "_").replace("-", "_")
+
+
+def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> Values:
+    """The record's ``stored.*`` scores under the canonical names they correspond to.
+
+    ``stored.f1_<K>`` maps to ``longform.f1_at_k`` when K is the K in force (SAFE writes
+    ``f1_-1`` for its default K = 100).
+    """
+    settings = settings or {}
+    by_norm = {
+        _norm(k[len("stored.") :]): v for k, v in record.scores.items() if k.startswith("stored.")
+    }
+    out: Values = {}
+    for canonical, aliases in _STORED_ALIASES.items():
+        for alias in aliases:
+            if alias in by_norm:
+                out[canonical] = by_norm[alias]
+                break
+    k = int(settings.get("longform.k") or 100)
+    for alias in (f"f1_{k}", "f1_at_k") + (("f1__1",) if k == 100 else ()):
+        if alias in by_norm:
+            out["longform.f1_at_k"] = by_norm[alias]
+            break
+    return out

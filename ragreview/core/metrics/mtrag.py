@@ -1,0 +1,169 @@
+"""MT-RAG per-record metrics, SPEC §6.3, after IBM/mt-rag-benchmark scripts/evaluation.
+
+Computed from text (``run_algorithmic.py``): ``mtrag.recall`` (token recall against the
+first target), ``mtrag.rouge_l`` (rougeL, no stemming), ``mtrag.extractiveness`` (max
+over passages of Extractiveness_RougeL), ``mtrag.length``. Imported from ``scores``
+(they need a DeBERTa model): ``mtrag.bertscore_p``, ``mtrag.bertscore_r`` (first
+target) and ``mtrag.bert_k_prec`` (max over passages, a null passage value taken as 0,
+as rb_agg does; the key present with null means "BertKPrec existed, all null").
+
+``mtrag.rb_agg``, ``mtrag.rb_llm``, ``mtrag.rl_f`` and their IDK-conditioned forms
+follow ``rb_agg``, ``extract_rating`` and ``get_idk_underspec_score`` exactly, quirks
+kept (see the function docstrings).
+
+Texts: the prediction, targets and passages are taken from the MT-RAG source object
+when the record carries one (so ``Length`` counts the original characters), else from
+the canonical fields (response sentences, ``references``, documents) joined by spaces.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from ..labels import Layer
+from ..record import Record
+from .common import Values, source_record
+from .ragas import faithfulness
+from .rouge import rouge_l
+
+LABELS = ("idk", "underspecified", "answerability", "rb_llm_rating")
+NO_ANSWER = ("UNANSWERABLE", "CONVERSATIONAL")
+_PUNCTUATION = set(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_NON_WORD = re.compile(r"[^\w\s]")
+
+
+def normalize_text(text: str) -> str:
+    """Lower, strip ASCII punctuation, drop a/an/the, collapse whitespace."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def token_recall(prediction: str, target: str) -> float:
+    prediction_tokens = normalize_text(prediction).split()
+    target_tokens = normalize_text(target).split()
+    common = sum((Counter(prediction_tokens) & Counter(target_tokens)).values())
+    if common == 0:
+        return 0.0
+    return common / len(target_tokens)
+
+
+def _clean(text: str) -> str:
+    """``clean_html(strip_newline_words(text))``: after removing every non-word
+    character no markup or entity is left, so the HTML step changes nothing."""
+    return _NON_WORD.sub("", text.replace("\n", " ")).lower()
+
+
+def extractiveness(prediction: str, passage: str) -> float:
+    """Extractiveness_RougeL: 1 if the passage (spaces removed) is inside the prediction,
+    else ROUGE-L of the cleaned texts."""
+    text, target = _clean(prediction), _clean(passage)
+    if target.replace(" ", "") in text.replace(" ", ""):
+        return 1.0
+    return rouge_l(text, target)
+
+
+def texts(record: Record) -> tuple[str, list[str], list[str]]:
+    """(prediction, targets, passages)."""
+    src = source_record(record, "mtrag")
+    if src is not None:
+        try:
+            prediction = src["predictions"][0]["text"]
+            targets = [t["text"] for t in src.get("targets") or []]
+            passages = [c["text"] for c in src.get("contexts") or []]
+            if isinstance(prediction, str):
+                return prediction, targets, passages
+        except (KeyError, IndexError, TypeError):
+            pass
+    passages = [doc.text for doc in record.documents]
+    return record.response_text, list(record.references), passages
+
+
+def rb_llm(rating: Any) -> float:
+    """RAD-Bench rating / 10; 0.5 when it is not a number in (0, 10] (extract_rating)."""
+    if isinstance(rating, bool) or not isinstance(rating, (int, float)):
+        return 0.5
+    value = rating / 10
+    return 0.5 if value <= 0 or value > 1 else value
+
+
+def rb_agg(recall: float, rouge: float, extr: float) -> float:
+    if recall == 0 or rouge == 0 or extr == 0:
+        return 0.0
+    return 3 * recall * rouge * extr / (recall * rouge + recall * extr + rouge * extr)
+
+
+def idk_conditioned(
+    metric: float | None, answerability: str | None, idk: Any, underspecified: Any
+) -> float | None:
+    """``get_idk_underspec_score``: UNDERSPECIFIED -> 1 iff underspecified == 1;
+    UNANSWERABLE/CONVERSATIONAL -> 1 iff idk == 1, 0 if idk is 0 or 0.5 (an absent idk
+    falls through to the raw metric, as in MT-RAG); otherwise 0 if idk == 1, else the raw
+    metric."""
+    if answerability == "UNDERSPECIFIED":
+        return 1.0 if underspecified == 1 else 0.0
+    if answerability in NO_ANSWER and idk == 1:
+        return 1.0
+    if answerability in NO_ANSWER and idk in (0, 0.5):
+        return 0.0
+    if idk == 1:
+        return 0.0
+    return metric
+
+
+def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+    scores = record.scores
+    prediction, targets, passages = texts(record)
+    out: Values = {}
+    recall = token_recall(prediction, targets[0]) if targets else None
+    rouge = rouge_l(prediction, targets[0]) if targets else None
+    out["mtrag.recall"] = recall
+    out["mtrag.rouge_l"] = rouge
+    for name in ("mtrag.bertscore_p", "mtrag.bertscore_r", "mtrag.bert_k_prec"):
+        out[name] = scores.get(name)
+    out["mtrag.extractiveness"] = (
+        max(extractiveness(prediction, p) for p in passages) if passages else None
+    )
+    out["mtrag.length"] = float(len(prediction))
+
+    if rouge is None:
+        agg = None
+    else:
+        bert_r = scores.get("mtrag.bertscore_r")
+        first = (bert_r + 1) / 2 if bert_r is not None else recall
+        if "mtrag.bert_k_prec" in scores and passages:
+            extr = ((scores["mtrag.bert_k_prec"] or 0.0) + 1) / 2
+        else:
+            extr = 0.0  # no BertKPrec (no passages): MT-RAG's rb_agg is 0
+        agg = rb_agg(first or 0.0, rouge, extr)
+    out["mtrag.rb_agg"] = agg
+
+    rating = (labels.get("rb_llm_rating") or {}).get("*")
+    if "rb_llm_rating" in labels and "*" in labels["rb_llm_rating"]:
+        out["mtrag.rb_llm"] = rb_llm(rating)
+    else:
+        out["mtrag.rb_llm"] = scores.get("mtrag.rb_llm")
+    if record.statements:
+        out["mtrag.rl_f"] = faithfulness(record, labels)
+    else:
+        out["mtrag.rl_f"] = scores.get("mtrag.rl_f")
+
+    answerability = (labels.get("answerability") or {}).get("*", record.answerability)
+    idk = (labels.get("idk") or {}).get("*")
+    under = (labels.get("underspecified") or {}).get("*")
+    for name in ("rb_agg", "rb_llm", "rl_f"):
+        out[f"mtrag.{name}_idk"] = idk_conditioned(out[f"mtrag.{name}"], answerability, idk, under)
+    out["mtrag.answerability_accuracy"] = answerability_agreement(answerability, idk)
+    return out
+
+
+def answerability_agreement(answerability: str | None, idk: Any) -> float | None:
+    """1 when the IDK verdict agrees with the gold answerability (IDK exactly for
+    UNANSWERABLE/CONVERSATIONAL), 0 when not; None without both or for UNDERSPECIFIED."""
+    if answerability is None or idk is None or answerability == "UNDERSPECIFIED":
+        return None
+    return 1.0 if (idk == 1) == (answerability in NO_ANSWER) else 0.0

@@ -1,0 +1,102 @@
+"""RGB per-record metrics and RGB's own string rules, SPEC §6.2.
+
+Per record, from labels: ``rgb.rejected``, ``rgb.correct`` (every answer part matched
+and not rejected: ``0 not in label and 1 in label`` in RGB's evalue.py, where a
+rejection makes ``label == [-1]``), ``rgb.error_detected`` and ``rgb.error_corrected``
+(detected and correct). Absent labels mean what RGB's own lists mean by a missing
+phrase: false.
+
+The dataset rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detection_rate``,
+``rgb.error_correction_rate``) are not plain means of those; they are built in
+``aggregate.py`` from the ``rgb._*`` components computed here, per ``rgb.variant``:
+
+* ``reference`` (RGB's evalue.py, asymmetries kept): at ``noise_rate == 1`` a record
+  counts toward the rejection rate when rejected *or* correct (RGB's ``all_rate``);
+  correction is ``factlabel == 1 and 0 not in label`` over the detected records, so a
+  rejected record (label ``[-1]``) that flagged the error counts as corrected.
+* ``simple``: every rate over all n; rejection is just "rejected"; correction is
+  correct and not merely repeating the counterfactual answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..keys import part_key
+from ..labels import Layer
+from ..record import Record
+from .common import Values, flag, setting
+
+LABELS = ("rejected", "part_matched", "error_detected")
+REJECTION_PHRASES = ("insufficient information", "信息不足")
+ERROR_PHRASES = ("factual errors", "事实性错误")
+
+
+# -- RGB's own rules, for judge labels when a file carries none ----------------------
+
+
+def checkanswer(prediction: str, parts: str | Sequence[str | Sequence[str]]) -> list[int]:
+    """RGB's ``checkanswer``: per required part, 1 if any alternative is a lower-cased
+    substring of the lower-cased prediction. A bare string is one part."""
+    if isinstance(parts, str):
+        parts = [parts]
+    text = prediction.lower()
+    out = []
+    for part in parts:
+        alternatives = [part] if isinstance(part, str) else list(part)
+        out.append(int(any(alt.lower() in text for alt in alternatives)))
+    return out
+
+
+def is_rejection(prediction: str) -> bool:
+    """Case-sensitive, as RGB checks it before lower-casing."""
+    return any(phrase in prediction for phrase in REJECTION_PHRASES)
+
+
+def flags_error(prediction: str) -> bool:
+    return any(phrase in prediction for phrase in ERROR_PHRASES)
+
+
+# -- metrics -------------------------------------------------------------------------
+
+
+def is_negative(record: Record) -> bool:
+    """A negative-rejection record: every document is noise."""
+    if record.noise_rate is not None:
+        return record.noise_rate == 1
+    return record.task == "rgb-negative"
+
+
+def is_counterfactual(record: Record) -> bool:
+    return record.task == "rgb-counterfactual" or bool(record.counterfactual)
+
+
+def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+    variant = setting(settings, "rgb.variant", "reference")
+    rejected = flag((labels.get("rejected") or {}).get("*"))
+    matched = labels.get("part_matched") or {}
+    bits = [flag(matched.get(part_key(i))) for i in range(len(record.answer_parts))]
+    # RGB's label list: [-1] when rejected, else one bit per part.
+    label = [-1.0] if rejected else bits
+    correct = 1.0 if (0.0 not in label and 1.0 in label) else 0.0
+    out: Values = {"rgb.rejected": rejected, "rgb.correct": correct}
+    if is_negative(record):
+        if variant == "reference":
+            out["rgb._rejection"] = 1.0 if (rejected or correct) else 0.0
+        else:
+            out["rgb._rejection"] = rejected
+    else:
+        out["rgb._accuracy"] = correct
+    if is_counterfactual(record):
+        detected = flag((labels.get("error_detected") or {}).get("*"))
+        out["rgb.error_detected"] = detected
+        out["rgb.error_corrected"] = detected * correct
+        out["rgb._detected"] = detected
+        if variant == "reference":
+            out["rgb._corrected"] = detected * (1.0 if 0.0 not in label else 0.0)
+        else:
+            text = record.response_text.lower()
+            repeats = any(alt and alt.lower() in text for alt in record.counterfactual)
+            out["rgb._corrected"] = correct * (0.0 if repeats else 1.0)
+    return out

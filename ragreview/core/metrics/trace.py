@@ -1,0 +1,122 @@
+"""TRACe (RAGBench) per-record metrics, SPEC §6.1, three variants.
+
+``ragbench`` (default) reproduces the scores shipped in the RAGBench dataset: sentence
+counts, not lengths. RAGBench counted the *raw* label lists, duplicates and stray
+entries included (``"0a"`` twice, ``"0a"`` + ``"0a."``, keys that name no sentence);
+our labels are a set of valid keys, so the RAGBench importer keeps the raw list lengths
+as ``scores["ragbench.relevant_listed"]`` / ``["ragbench.utilized_listed"]``. The
+entries beyond the judge's distinct keys (listed − |R_judge|) still count, as in
+RAGBench; a reviewer's additions and removals move |R| from there. That needs the judge
+layer, passed as ``judge`` (also when ``labels`` is the judge layer itself); without it
+only the labelled keys count, which is the clean value and never pins a reviewed layer
+to the judge's raw count.
+
+``length`` is the paper's definition (weights are sentence lengths in characters);
+``capped20`` the "GPT labeling" dashboard description.
+
+Components prefixed ``trace._`` feed dataset aggregates (RMSE against the source's
+stored scores and hallucination AUROC as in RAGBench's calculate_metrics.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..labels import Layer
+from ..record import Record
+from .common import Values, setting
+
+LABELS = ("relevant", "utilized", "supported", "support_keys")
+VARIANTS = ("ragbench", "length", "capped20")
+STORED = {
+    "trace.relevance": "stored.relevance_score",
+    "trace.utilization": "stored.utilization_score",
+    "trace.completeness": "stored.completeness_score",
+}
+
+
+def _adherence(record: Record, labels: Layer, *, strict: bool) -> float:
+    """1.0 unless a response sentence is unsupported.
+
+    RAGBench derives adherence from ``unsupported_response_sentence_keys``: a sentence
+    without a verdict is not unsupported. ``strict`` (capped20) needs every sentence
+    positively supported.
+    """
+    supported = labels.get("supported") or {}
+    keys = [k for k, _ in record.response]
+    if strict:
+        return 1.0 if all(supported.get(k) is True for k in keys) else 0.0
+    return 0.0 if any(supported.get(k) is False for k in keys) else 1.0
+
+
+def _true(labels: Layer, name: str, keys: frozenset[str]) -> set[str]:
+    """The record's sentences whose ``name`` label is true (labels on other keys ignored)."""
+    return {k for k, v in (labels.get(name) or {}).items() if v is True and k in keys}
+
+
+def _extra(record: Record, listed: str, judge: Layer, name: str, keys: frozenset[str]) -> int:
+    count = record.scores.get(listed)
+    if count is None:
+        return 0
+    return max(0, int(count) - len(_true(judge, name, keys)))
+
+
+def metrics(
+    record: Record, labels: Layer, settings: Mapping[str, Any], judge: Layer | None = None
+) -> Values:
+    variant = setting(settings, "trace.variant", "ragbench")
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown trace.variant {variant!r}")
+    sentences = record.doc_sentences
+    keys = frozenset(k for k, _ in sentences)
+    relevant = _true(labels, "relevant", keys)
+    utilized = _true(labels, "utilized", keys)
+    both = relevant & utilized
+    out: Values = {}
+    if variant == "ragbench":
+        n_r, n_u = len(relevant), len(utilized)
+        if judge is not None:
+            n_r += _extra(record, "ragbench.relevant_listed", judge, "relevant", keys)
+            n_u += _extra(record, "ragbench.utilized_listed", judge, "utilized", keys)
+        total = len(sentences)
+        out["trace.relevance"] = n_r / total if total else 0.0
+        out["trace.utilization"] = n_u / total if total else 0.0
+        out["trace.completeness"] = len(both) / n_r if n_r else 1.0
+        out["trace.adherence"] = _adherence(record, labels, strict=False)
+    elif variant == "length":
+        size = {k: len(text) for k, text in sentences}
+        total = sum(size.values())
+        r_len = sum(size[k] for k in relevant)
+        out["trace.relevance"] = r_len / total if total else 0.0
+        out["trace.utilization"] = sum(size[k] for k in utilized) / total if total else 0.0
+        out["trace.completeness"] = sum(size[k] for k in both) / r_len if r_len else 1.0
+        out["trace.adherence"] = _adherence(record, labels, strict=False)
+    else:  # capped20
+        out["trace.relevance"] = min(1.0, len(relevant) / 20)
+        out["trace.utilization"] = min(1.0, len(utilized) / len(relevant)) if relevant else 0.0
+        if relevant:
+            out["trace.completeness"] = len(both) / len(relevant)
+        else:
+            out["trace.completeness"] = 1.0 if not utilized else 0.0
+        out["trace.adherence"] = _adherence(record, labels, strict=True)
+    out.update(_components(record, out))
+    return out
+
+
+def _components(record: Record, values: Values) -> Values:
+    """Per-record terms of RMSE and AUROC against the source's stored judge scores."""
+    out: Values = {}
+    for name, stored_name in STORED.items():
+        stored = record.scores.get(stored_name)
+        ours = values[name]
+        if stored is not None and ours is not None:
+            out[name.replace("trace.", "trace._sqerr_")] = (stored - ours) ** 2
+    stored_adherence = record.scores.get("stored.adherence_score")
+    if stored_adherence is not None and values["trace.adherence"] is not None:
+        truth = 1.0 - values["trace.adherence"]  # hallucination
+        pred = 1.0 - float(stored_adherence)
+        out["trace._hall"] = truth
+        out["trace._hall_pred"] = pred
+        out["trace._hall_tp"] = truth * pred
+    return out

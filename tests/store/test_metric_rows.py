@@ -1,0 +1,221 @@
+"""Stored metric rows and incremental dataset aggregates on a real SQLite file."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragreview.core.labels import check_layer, effective
+from ragreview.core.metrics import dataset_values, record_values
+from ragreview.core.metrics.aggregate import totals_of
+from ragreview.core.record import ImportItem, parse_record
+from ragreview.store import history, memory_database, metric_rows, open_database, settings
+from ragreview.store import records as store_records
+
+
+def trace_item(i: int, n_rel: int, stored_relevance: float | None = None) -> ImportItem:
+    obj = {
+        "id": f"t{i}",
+        "task": "trace",
+        "noise_rate": 0.5 if i % 2 else 1.0,
+        "documents": [{"sentences": [["0a", "aa"], ["0b", "b"], ["0c", "cccc"], ["0d", "d"]]}],
+        "response": [["a", "x"], ["b", "y"]],
+    }
+    if stored_relevance is not None:
+        obj["scores"] = {"stored.relevance_score": stored_relevance}
+    record = parse_record(obj)
+    judge = {
+        "relevant": {k: True for k in ["0a", "0b", "0c", "0d"][:n_rel]},
+        "utilized": {"0a": True},
+        "supported": {"a": True, "b": i % 3 != 0},
+    }
+    return ImportItem(i + 1, record, check_layer(record, judge, "judge"))
+
+
+def longform_item(i: int, labels: list[str]) -> ImportItem:
+    record = parse_record(
+        {
+            "id": f"l{i}",
+            "task": "longform",
+            "facts": [[f"f{j + 1}", "x", None] for j in range(len(labels))],
+        }
+    )
+    judge = {"fact": {f"f{j + 1}": v for j, v in enumerate(labels)}}
+    return ImportItem(100 + i, record, judge)
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = open_database(tmp_path / "m.ragreview.db")
+    items = [trace_item(i, i % 5, stored_relevance=0.25 if i < 4 else None) for i in range(12)]
+    items += [longform_item(i, lab) for i, lab in enumerate([["S", "NS"], ["S"], [], ["IR"]])]
+    store_records.import_records(database, "ds", "ragreview", None, items)
+    return database
+
+
+def scratch(db, dataset="ds"):
+    """Dataset values recomputed from nothing but the records and labels."""
+    values = settings.get_all(db, dataset)
+    judge, eff = [], []
+    for stored in store_records.iterate(db, dataset):
+        judge.append(record_values(stored.record, stored.judge, values))
+        eff.append(record_values(stored.record, effective(stored.judge, stored.human), values))
+    return dataset_values(totals_of(judge), values), dataset_values(totals_of(eff), values)
+
+
+def assert_summary_matches_scratch(db):
+    summary = metric_rows.dataset_summary(db, "ds")
+    judge, eff = scratch(db)
+    assert summary["judge"].keys() == judge.keys()
+    assert summary["effective"].keys() == eff.keys()
+    for name in judge:
+        assert summary["judge"][name] == pytest.approx(judge[name], abs=1e-12), name
+    for name in eff:
+        assert summary["effective"][name] == pytest.approx(eff[name], abs=1e-12), name
+
+
+def test_migration_creates_tables():
+    database = memory_database()
+    assert {"record_metrics", "metric_totals"} <= set(database.table_names())
+
+
+def test_import_stores_rows_and_totals(db):
+    assert_summary_matches_scratch(db)
+    summary = metric_rows.dataset_summary(db, "ds")
+    assert summary["records"] == 16 and summary["reviewed_records"] == 0
+    assert summary["group"] is None
+    # means over the records where defined: the abstention is not counted
+    assert summary["judge"]["longform.supported"] == pytest.approx(2 / 3)
+    rowid = store_records.find(db, "t1", "ds").rowid
+    values = metric_rows.record_values(db, rowid)
+    assert values["judge"] == values["effective"]
+    assert values["judge"]["trace.relevance"] == 0.25
+
+
+def test_label_change_moves_only_that_record_and_the_sums(db):
+    stored = store_records.find(db, "t2", "ds")
+    before = metric_rows.record_values(db, stored.rowid)
+    other = store_records.find(db, "t3", "ds").rowid
+    other_before = metric_rows.record_values(db, other)
+    history.set_label(db, stored.rowid, "relevant", "0d", True, "ann")
+    history.set_label(db, stored.rowid, "supported", "b", False, "ann")
+    after = metric_rows.record_values(db, stored.rowid)
+    assert after["judge"] == before["judge"]
+    assert after["effective"]["trace.relevance"] == 0.75
+    assert after["effective"]["trace.adherence"] == 0.0
+    assert metric_rows.record_values(db, other) == other_before
+    assert_summary_matches_scratch(db)
+    lf = store_records.find(db, "l2", "ds").rowid  # the abstention gains no facts
+    history.set_label(db, store_records.find(db, "l0", "ds").rowid, "fact", "f2", "S", "ann")
+    assert metric_rows.record_values(db, lf)["effective"]["longform.f1_at_k"] is None
+    assert_summary_matches_scratch(db)
+    history.undo(db, "ann")
+    history.undo(db, "ann")
+    history.set_label(db, stored.rowid, "relevant", "0d", None, "ann")  # revert
+    assert_summary_matches_scratch(db)
+    summary = metric_rows.dataset_summary(db, "ds")
+    assert summary["effective"]["trace.relevance"] == pytest.approx(
+        summary["judge"]["trace.relevance"]
+    )
+
+
+def test_incremental_sums_equal_a_rebuild(db):
+    for i in range(12):
+        rowid = store_records.find(db, f"t{i}", "ds").rowid
+        history.set_label(db, rowid, "utilized", "0b", True, "ann")
+        history.set_label(db, rowid, "relevant", "0a", i % 2 == 0, "ann")
+    incremental = metric_rows.dataset_summary(db, "ds")
+    with db.conn:
+        metric_rows.rebuild_totals(db, "ds")
+    rebuilt = metric_rows.dataset_summary(db, "ds")
+    for layer in ("judge", "effective"):
+        assert incremental[layer] == pytest.approx(rebuilt[layer], abs=1e-12)
+
+
+def test_settings_change_recomputes(db):
+    settings.put(db, "ds", "trace.variant", "capped20")
+    settings.put(db, "ds", "longform.k", 1)
+    assert_summary_matches_scratch(db)
+    values = metric_rows.record_values(db, store_records.find(db, "t4", "ds").rowid)
+    assert values["judge"]["trace.relevance"] == 4 / 20
+    summary = metric_rows.dataset_summary(db, "ds")
+    assert summary["judge"]["longform.f1_at_k"] == pytest.approx((2 / 3 + 1 + 0) / 3)
+
+
+def test_bulk_refresh_rebuilds_sums(db, monkeypatch):
+    monkeypatch.setattr(metric_rows, "BULK", 3)
+    settings.put(db, "ds", "trace.variant", "length")
+    assert_summary_matches_scratch(db)
+
+
+def test_grouped_summaries(db):
+    groups = metric_rows.grouped_summaries(db, "ds", "noise_rate")
+    assert [g["group"] for g in groups] == [
+        {"noise_rate": 0.5},
+        {"noise_rate": 1.0},
+        {"noise_rate": None},
+    ]
+    assert [g["records"] for g in groups] == [6, 6, 4]
+    one = metric_rows.dataset_summary(db, "ds", {"noise_rate": 0.5})
+    assert one == groups[0]
+    odd = [i for i in range(12) if i % 2]
+    assert one["judge"]["trace.relevance"] == pytest.approx(sum((i % 5) / 4 for i in odd) / 6)
+    by_task = metric_rows.grouped_summaries(db, "ds", "task")
+    assert [g["group"]["task"] for g in by_task] == ["longform", "trace"]
+    assert "trace.relevance" not in by_task[0]["judge"]
+    with pytest.raises(Exception, match="cannot group"):
+        metric_rows.grouped_summaries(db, "ds", "x'); DROP TABLE records; --")
+
+
+def test_reviewed_count(db):
+    history.mark(db, store_records.find(db, "t0", "ds").rowid, "reviewed", "ann")
+    assert metric_rows.dataset_summary(db, "ds")["reviewed_records"] == 1
+    assert metric_rows.dataset_summary(db, "ds", {"task": "trace"})["reviewed_records"] == 1
+
+
+def test_stored_scores_compared_with_recomputation(db):
+    # t0..t3 carry stored relevance 0.25; ours is (i % 5) / 4 -> 0, .25, .5, .75
+    out = metric_rows.stored_comparison(db, "ds")
+    assert out["trace.relevance"]["n"] == 4
+    assert out["trace.relevance"]["disagree"] == 3
+    assert out["trace.relevance"]["max_abs_diff"] == pytest.approx(0.5)
+    summary = metric_rows.dataset_summary(db, "ds")
+    rmse = ((0.25**2 + 0 + 0.25**2 + 0.5**2) / 4) ** 0.5
+    assert summary["judge"]["trace.relevance_rmse"] == pytest.approx(rmse)
+
+
+def test_per_record_iteration_in_file_order(db):
+    rows = list(metric_rows.iter_record_values(db, "ds"))
+    assert [r["id"] for r in rows][:3] == ["t0", "t1", "t2"]
+    assert len(rows) == 16
+    assert all(not any("._" in n for n in r["judge"]) for r in rows)
+
+
+def test_ragbench_raw_list_counts_in_both_layers(tmp_path):
+    database = open_database(tmp_path / "rb.ragreview.db")
+    record = parse_record(
+        {
+            "id": "rb",
+            "task": "trace",
+            "documents": [{"sentences": [["0a", "a"], ["0b", "b"], ["0c", "c"], ["0d", "d"]]}],
+            # the judge's list was ["0a", "0a.", "0b"]: 3 entries for 2 keys
+            "scores": {"ragbench.relevant_listed": 3, "stored.relevance_score": 0.75},
+        }
+    )
+    judge = {"relevant": {"0a": True, "0b": True}}
+    store_records.import_records(database, "d", "ragbench", None, [ImportItem(1, record, judge)])
+    rowid = store_records.find(database, "rb", "d").rowid
+    assert metric_rows.record_values(database, rowid)["judge"]["trace.relevance"] == 0.75
+    assert metric_rows.stored_comparison(database, "d")["trace.relevance"]["disagree"] == 0
+    history.set_label(database, rowid, "relevant", "0c", True, "ann")
+    values = metric_rows.record_values(database, rowid)
+    assert values["judge"]["trace.relevance"] == 0.75
+    assert values["effective"]["trace.relevance"] == 1.0
+
+
+def test_dataset_from_before_metrics_is_filled_on_first_read(db):
+    expected = metric_rows.dataset_summary(db, "ds")
+    with db.conn:  # as a DB written by a build without metrics would be
+        db.conn.execute("DELETE FROM record_metrics")
+        db.conn.execute("DELETE FROM metric_totals")
+    assert metric_rows.dataset_summary(db, "ds") == expected
+    assert len(list(metric_rows.iter_record_values(db, "ds"))) == 16
