@@ -241,11 +241,7 @@ class Review:
     # -- numbers ------------------------------------------------------------------------
 
     def record_metrics(self) -> dict[str, dict[str, float | None]]:
-        assert self.stored is not None
-        s = self.stored
-        return metrics_source.record(
-            self.db, s.rowid, s.record, s.judge, self._effective, self.settings
-        )
+        return metrics_source.record(self.db, self.rowid)
 
     def dataset_metrics(self) -> dict[str, Any]:
         return metrics_source.dataset(self.db, self.dataset)

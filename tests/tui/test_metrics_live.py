@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragreview.tui import metrics_source
 from ragreview.tui.widgets.metrics_panel import MetricsPanel
 
 from .conftest import make_app, opened, text_of, write_records
-
-pytestmark = pytest.mark.skipif(
-    not metrics_source.available(), reason="the metrics engine is not merged yet"
-)
 
 # m-1: T = 4, R = {0a, 0b}, U = {0a}: utilization 1/4, completeness |R∩U|/|R| = 1/2.
 # m-2: T = 2, R = U = {0a}: utilization 1/2, completeness 1.
