@@ -105,3 +105,22 @@ async def test_d_sorts_the_list_by_largest_metric_change(tmp_path):
         await pilot.pause()
         assert [lst.row(i).id for i in range(len(lst.ids))] == ["m-2", "m-1"]
         assert "by Δ" in text_of(app.screen.query_one("ReviewHeader"))
+
+
+async def test_rgb_record_shows_the_dataset_accuracy_it_moves(demo):
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("n", "n", "n", "n")
+        await pilot.pause()
+        assert app.screen.review.stored.id == "rgb-1"
+        # one RGB record, judged correct and not rejected: accuracy 1.0
+        assert shown(app, "record", "rgb.correct") == pytest.approx((1.0, 1.0))
+        assert shown(app, "dataset", "rgb.accuracy") == pytest.approx((1.0, 1.0))
+        await pilot.press("x")  # rejected: a rejected record is not correct
+        await pilot.pause()
+        assert shown(app, "record", "rgb.rejected") == pytest.approx((0.0, 1.0))
+        assert shown(app, "record", "rgb.correct") == pytest.approx((1.0, 0.0))
+        assert shown(app, "dataset", "rgb.accuracy") == pytest.approx((1.0, 0.0))
+        panel = text_of(app.screen.query_one(MetricsPanel))
+        assert "accuracy" in panel and "1.000→0.000" in panel

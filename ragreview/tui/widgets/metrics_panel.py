@@ -45,9 +45,18 @@ class MetricsPanel(Static):
             "dataset": _pairs(dataset, False),
         }
         rec_rows, ds_rows = self.values["record"], self.values["dataset"]
-        # The metrics that apply to this record, with the dataset's value beside them.
-        names = list(rec_rows) or list(ds_rows)
+        # The metrics that apply to this record, then its families' dataset-only rates
+        # (e.g. rgb.accuracy), each with the dataset's value beside it.
+        names = list(rec_rows) or [n for n in ds_rows if not n.endswith("_std")]
         families = {n.split(".", 1)[0] for n in names}
+        names += [
+            n
+            for n in ds_rows
+            if n not in rec_rows
+            and n not in names
+            and n.split(".", 1)[0] in families
+            and not n.endswith("_std")  # spreads, not values a label moves
+        ]
         # One family (the usual case): say it once in the heading and keep rows narrow.
         family = families.pop() if len(families) == 1 else None
         table = Table.grid(padding=(0, 1))
@@ -66,7 +75,10 @@ class MetricsPanel(Static):
         for name in names:
             cells = []
             for rows in (rec_rows, ds_rows):
-                judge, reviewed = rows.get(name, (None, None))
+                if name not in rows:  # a dataset-only rate: nothing per record
+                    cells += [Text(""), Text("")]
+                    continue
+                judge, reviewed = rows[name]
                 if rows is rec_rows and hidden_judge:
                     cells += [Text("blind", style="dim"), Text("")]
                     continue
