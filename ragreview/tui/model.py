@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.label_items import applies, task_family
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
 from ..store import browse, history
@@ -162,7 +163,17 @@ class Review:
         return Mark(name, value, judge, human, human and value != judge)
 
     def marks(self, item: Item) -> list[Mark]:
-        return [self.mark(name, item.key) for name in ITEM_LABELS[item.kind]]
+        """The item's labels whose family applies to the record (no R/U noise on an RGB
+        record's documents until someone labels them)."""
+        assert self.stored is not None
+        rec, layers = self.stored.record, (self.stored.judge, self.stored.human)
+        # Nothing says what the record is (no known task, no labels yet): show them all.
+        unknown = task_family(rec.task) is None and not any(layers)
+        return [
+            self.mark(name, item.key)
+            for name in ITEM_LABELS[item.kind]
+            if unknown or applies(rec, name, layers)
+        ]
 
     def verdicts(self) -> list[Mark]:
         """Record-level verdicts that apply: those with a value or expected by the task."""

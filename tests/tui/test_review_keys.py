@@ -283,3 +283,27 @@ async def test_record_line_shows_id_status_and_note_literally(demo):
         await pilot.press(*"[b]odd[/b]", "enter")
         await pilot.pause()
         assert "✎ [b]odd[/b]" in text_of(info)
+
+
+async def test_marks_follow_the_record_family(demo, tmp_path):
+    from .conftest import opened, write_records
+
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("n", "n", "n", "n")
+        await pilot.pause()
+        rows = app.screen.sentences.rows
+        assert app.screen.review.stored.id == "rgb-1" and rows[0].item.key == "0a"
+        assert rows[0].marks == []  # no R/U on an RGB record's documents
+        await pilot.press("r")  # labelling one brings the trace family in
+        await pilot.pause()
+        assert [m.name for m in rows[0].marks] == ["relevant", "utilized"]
+        assert human(demo) == {("rgb-1", "relevant", "0a"): True}
+    bare = opened(
+        write_records(tmp_path, [{"id": "x", "documents": [{"sentences": [["0a", "S."]]}]}])
+    )
+    app = make_app(bare)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()  # no task, no labels: every mark is offered
+        assert [m.name for m in app.screen.sentences.rows[0].marks] == ["relevant", "utilized"]
