@@ -73,13 +73,14 @@ def test_open_in_tmux_r_is_durable_after_kill(tmp_path, session):
     assert rows == [("covid-1", "relevant", "0a", "false", "tmux-tester")]
 
 
-def test_open_in_tmux_shows_markup_literally(tmp_path, session):
+def test_open_in_tmux_blind_shows_markup_literally(tmp_path, session):
     markup = json.loads(DEMO.read_text().splitlines()[2])
     assert markup["id"] == "markup-1"
     src = tmp_path / "markup.jsonl"
     src.write_text(json.dumps(markup) + "\n")
-    start(session, tmp_path, str(src), "--reviewer", "bob")
+    start(session, tmp_path, str(src), "--reviewer", "bob", "--blind")
     screen = wait_for(session, "0/1 reviewed")
+    assert "BLIND" in screen  # --blind reached the app
     assert "[bold red]x[/]" in screen
     assert "[link=https://example.com]a link[/link] inside." in screen
     assert "Does [bold red]this[/] render as markup?" in screen
