@@ -8,13 +8,14 @@ from pathlib import Path
 import click
 
 from .. import formats
+from ..formats import csv_export
 from ..store import open_database
 from ..store import records as store_records
 from ..store import settings as store_settings
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option
-from .session import open_target, read_file, report_errors, store_items
+from .session import check_file, open_target, report_errors, store_stream
 
 
 @cli.command("import")
@@ -37,16 +38,20 @@ def import_cmd(
         if target.input_path is None:
             raise click.ClickException(f"{path}: give an input file to import, not a database")
         assert target.dataset is not None
-        # Read and validate before the DB is even created: a file that cannot be read,
-        # or any bad record under --strict, leaves nothing behind.
-        fmt, items, errors = read_file(target.input_path, fmt)
-        report_errors(errors)
-        if strict and errors:
-            raise click.ClickException(
-                f"{len(errors)} invalid records; nothing imported (--strict)"
-            )
+        # Read (and under --strict validate) before the DB is even created: a file that
+        # cannot be read, or any bad record under --strict, leaves nothing behind. The
+        # records then stream into the DB without being held in memory.
+        if strict:
+            errors = check_file(target.input_path, fmt)
+            if errors:
+                report_errors(errors)
+                raise click.ClickException(
+                    f"{len(errors)} invalid records; nothing imported (--strict)"
+                )
+        fmt, stream = formats.read(target.input_path, fmt)
         database = open_database(target.db_path)
-        summary = store_items(database, target.input_path, target.dataset, fmt, items)
+        summary, errors = store_stream(database, target.input_path, target.dataset, fmt, stream)
+        report_errors(errors)
     stale = f", {summary.stale} now stale" if summary.stale else ""
     click.echo(
         f"{target.db_path}: dataset {target.dataset!r}: {summary.inserted} new, "
@@ -86,9 +91,19 @@ def export_cmd(
                 for d in store_records.datasets(opened.db)
                 if d["name"] == opened.dataset
             )
-        if fmt not in formats.REGISTRY:
-            raise click.ClickException(f"export as {fmt!r} is not supported yet")
+        if fmt == "csv":
+            writer = csv_export.write
+        elif fmt in formats.REGISTRY:
+            writer = formats.adapter(fmt).write
+        else:
+            raise click.ClickException(f"export as {fmt!r} is not supported")
         config = store_settings.get_all(opened.db, opened.dataset)
+        # what the writers need beyond the settings (whole-file formats, subsets)
+        writer_config = {
+            **config,
+            "source.document": store_records.source_document(opened.db, opened.dataset),
+            "export.subset": reviewed_only,
+        }
         status = "reviewed" if reviewed_only else None
         total = opened.db.conn.execute(
             "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
@@ -99,7 +114,11 @@ def export_cmd(
 
             items = with_gold_metadata(items, config)
         try:
-            out = sys.stdout if out_path == "-" else Path(out_path).open("w", encoding="utf-8")
+            out = (
+                sys.stdout
+                if out_path == "-"
+                else Path(out_path).open("w", encoding="utf-8", newline="")
+            )
         except OSError as err:
             raise click.ClickException(f"{out_path}: cannot write: {err.strerror}") from None
         try:
@@ -110,7 +129,7 @@ def export_cmd(
                         advance(1)
                         yield item
 
-                count = formats.adapter(fmt).write(counted(), out, config)
+                count = writer(counted(), out, writer_config)
         finally:
             if out is not sys.stdout:
                 out.close()

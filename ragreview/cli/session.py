@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,22 +25,38 @@ class Opened:
     target: Target
 
 
-def read_file(path: Path, fmt: str | None = None) -> tuple[str, list[ImportItem], list[InputError]]:
-    """(format, valid items, per-record errors). Raises InputError for a file that cannot
-    be read at all (missing, unreadable, empty, unknown format)."""
-    fmt, stream = formats.read(path, fmt)
-    items: list[ImportItem] = []
+def check_file(path: Path, fmt: str | None = None) -> list[InputError]:
+    """Every per-record error of an input file, reading it once without keeping records
+    (the ``--strict`` pass, made before anything is written). Raises InputError for a
+    file that cannot be read at all (missing, unreadable, empty, unknown format)."""
+    _fmt, stream = formats.read(path, fmt)
+    return [entry for entry in stream if isinstance(entry, InputError)]
+
+
+def store_stream(
+    db: sqlite_utils.Database,
+    path: Path,
+    dataset: str,
+    fmt: str,
+    stream: Iterable[ImportItem | InputError],
+) -> tuple[ImportSummary, list[InputError]]:
+    """Store the valid records of a stream in one transaction, collecting the errors.
+    Records stream through: a 100,000-record file is never held in memory."""
     errors: list[InputError] = []
-    for entry in stream:
-        (errors if isinstance(entry, InputError) else items).append(entry)  # type: ignore[arg-type]
-    return fmt, items, errors
 
+    def valid() -> Iterator[ImportItem]:
+        for entry in stream:
+            if isinstance(entry, InputError):
+                errors.append(entry)
+            else:
+                yield entry
 
-def store_items(
-    db: sqlite_utils.Database, path: Path, dataset: str, fmt: str, items: list[ImportItem]
-) -> ImportSummary:
-    with progress(f"importing {path.name}", len(items)) as advance:
-        return store_records.import_records(db, dataset, fmt, str(path), items, on_progress=advance)
+    document = formats.source_document(fmt, path)
+    with progress(f"importing {path.name}", None) as advance:
+        summary = store_records.import_records(
+            db, dataset, fmt, str(path), valid(), on_progress=advance, source_document=document
+        )
+    return summary, errors
 
 
 def import_file(
@@ -51,10 +68,12 @@ def import_file(
 ) -> tuple[ImportSummary, list[InputError]]:
     """Read and store one input file. Errors are collected; with ``strict`` nothing is
     written when there is any."""
-    fmt, items, errors = read_file(path, fmt)
-    if strict and errors:
-        return ImportSummary(), errors
-    return store_items(db, path, dataset, fmt, items), errors
+    if strict:
+        errors = check_file(path, fmt)
+        if errors:
+            return ImportSummary(), errors
+    fmt, stream = formats.read(path, fmt)
+    return store_stream(db, path, dataset, fmt, stream)
 
 
 def report_errors(errors: list[InputError], limit: int = 20) -> None:
@@ -69,14 +88,14 @@ def open_target(path: str, db: str | None = None, dataset: str | None = None) ->
     target = resolve(path, db, dataset)
     read = None
     if target.input_path is not None and not target.db_path.exists():
-        read = read_file(target.input_path)  # an unreadable file leaves no empty DB behind
+        read = formats.read(target.input_path)  # an unreadable file leaves no empty DB behind
     database = open_database(target.db_path)
     names = [d["name"] for d in store_records.datasets(database)]
     if target.input_path is not None:
         assert target.dataset is not None
         if target.dataset not in names:
-            fmt, items, errors = read or read_file(target.input_path)
-            summary = store_items(database, target.input_path, target.dataset, fmt, items)
+            fmt, stream = read or formats.read(target.input_path)
+            summary, errors = store_stream(database, target.input_path, target.dataset, fmt, stream)
             report_errors(errors)
             if errors:
                 click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)

@@ -147,6 +147,16 @@ CATALOGUE: dict[str, LabelSpec] = {
             "ragas",
             "context-precision verdict: the retrieved context is useful",
         ),
+        LabelSpec(
+            "verdict",
+            "record",
+            "bool",
+            "ragas",
+            # Not in SPEC §5: ragas' annotation export (MetricAnnotation) carries one
+            # pass/fail verdict per sample, which reviews must be able to correct.
+            "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
+            "verdict ragas' MetricAnnotation export accepts or edits)",
+        ),
     )
 }
 

@@ -130,9 +130,23 @@ def _list(value: Any, field_name: str) -> list:
 
 
 def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
+    items = _list(value, field_name)
+    # Fast path for well-formed [key, text] pairs (this runs for every sentence of every
+    # record on import); the checks below only run to name the offending entry.
+    try:
+        pairs = [(key, text) for key, text in items]
+    except (TypeError, ValueError):
+        pairs = None
+    if pairs is not None and (not items or set(map(type, items)) == {list}):
+        for key, text in pairs:
+            if type(key) is not str or type(text) is not str:
+                break
+        else:
+            if len({key for key, _ in pairs}) == len(pairs):
+                return tuple(pairs)
     out = []
     seen: set[str] = set()
-    for i, item in enumerate(_list(value, field_name)):
+    for i, item in enumerate(items):
         where = f"{field_name}[{i}]"
         if not (isinstance(item, list) and len(item) >= 2):
             raise RecordError(where, f"expected [key, text], got {_kind(item)}")
@@ -185,10 +199,11 @@ def parse_record(obj: Any) -> Record:
         if not isinstance(doc, dict):
             raise RecordError(where, f"expected an object, got {_kind(doc)}")
         sentences = _keyed(doc.get("sentences"), where + ".sentences")
-        for key, _ in sentences:
-            if key in doc_keys:
-                raise RecordError(where + ".sentences", f"duplicate key {key!r}")
-            doc_keys.add(key)
+        keys = {key for key, _ in sentences}
+        if not doc_keys.isdisjoint(keys):
+            dup = next(key for key, _ in sentences if key in doc_keys)
+            raise RecordError(where + ".sentences", f"duplicate key {dup!r}")
+        doc_keys |= keys
         doc_id = doc.get("id")
         documents.append(
             Document(

@@ -9,14 +9,16 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.record import ImportItem
-from . import native
-from .jsonio import is_json_lines, iter_lines, load_document, read_text
+from . import factscore, mtrag, native, ragas, ragbench, rgb, safe
+from .jsonio import first_line, is_json_lines, iter_lines, load_document, parse_json, read_text
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
 REGISTRY: dict[str, ModuleType] = {
-    native.NAME: native,
+    m.NAME: m for m in (ragbench, rgb, mtrag, factscore, safe, ragas, native)
 }
+# Export targets that are not source formats (no reader).
+EXPORT_ONLY = ("csv",)
 
 
 def names() -> list[str]:
@@ -24,6 +26,33 @@ def names() -> list[str]:
 
 
 SNIFF_RECORDS = 10  # how many leading records detection looks at
+
+
+def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """(the first few records, for detection; the file's text when it is one JSON
+    document, None for JSON Lines, which are then streamed from disk)."""
+    head = first_line(path)
+    if head is None:
+        read_text(path)  # raises the right error (empty, unreadable, not UTF-8)
+    else:
+        try:
+            parse_json(head)
+        except ValueError:
+            pass
+        else:
+            return _leading_objects(path, None), None
+    text = read_text(path)
+    return _candidates(path, text), (None if _is_lines(path, text) else text)
+
+
+def _is_lines(path: Path, text: str) -> bool:
+    if is_json_lines(text):
+        return True
+    try:
+        load_document(path, text)
+    except InputError:
+        return True  # JSON Lines with a broken first line (see _candidates)
+    return False
 
 
 def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
@@ -45,7 +74,7 @@ def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
     return [document] if isinstance(document, dict) else []
 
 
-def _leading_objects(path: Path, text: str) -> list[dict[str, Any]]:
+def _leading_objects(path: Path, text: str | None) -> list[dict[str, Any]]:
     found = []
     for _n, _line, obj in iter_lines(path, text):
         if isinstance(obj, dict):
@@ -55,15 +84,7 @@ def _leading_objects(path: Path, text: str) -> list[dict[str, Any]]:
     return found
 
 
-def detect(path: Path, text: str | None = None) -> str:
-    """The format of ``path``, from its first records.
-
-    Several records are looked at, not only the first, so that one broken or
-    incomplete leading record does not make the whole file unreadable.
-    """
-    if text is None:
-        text = read_text(path)
-    candidates = _candidates(path, text)
+def _detect(path: Path, candidates: list[dict[str, Any]]) -> str:
     for obj in candidates:
         for name, adapter in REGISTRY.items():
             if adapter.sniff(obj):
@@ -78,17 +99,36 @@ def detect(path: Path, text: str | None = None) -> str:
     )
 
 
+def detect(path: Path, text: str | None = None) -> str:
+    """The format of ``path``, from its first records.
+
+    Several records are looked at, not only the first, so that one broken or
+    incomplete leading record does not make the whole file unreadable.
+    """
+    candidates = _head(path)[0] if text is None else _candidates(path, text)
+    return _detect(path, candidates)
+
+
 def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem | InputError]]:
-    """(format name, items and per-record errors in file order)."""
-    text = read_text(path)
-    if fmt is None:
-        fmt = detect(path, text)
-    elif fmt not in REGISTRY:
+    """(format name, items and per-record errors in file order). JSON Lines files are
+    streamed from disk; whole-file JSON documents are read at once."""
+    if fmt is not None and fmt not in REGISTRY:
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
         )
+    candidates, text = _head(path)
+    if fmt is None:
+        fmt = _detect(path, candidates)
     return fmt, REGISTRY[fmt].read(path, text)
 
 
 def adapter(fmt: str) -> ModuleType:
     return REGISTRY[fmt]
+
+
+def source_document(fmt: str, path: Path, text: str | None = None) -> str | None:
+    """What a whole-file format needs, besides its records, to write the file back
+    (stored with the dataset at import and handed to ``write`` as
+    ``settings["source.document"]``); None for line-per-record formats."""
+    make = getattr(REGISTRY[fmt], "document", None)
+    return None if make is None else make(path, text)

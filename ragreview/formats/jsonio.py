@@ -39,22 +39,72 @@ def read_text(path: Path) -> str:
 
 def is_json_lines(text: str) -> bool:
     """True when the first non-empty line is a complete JSON value on its own."""
-    for line in text.splitlines():
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        line = text[start:end]
         if line.strip():
             try:
                 parse_json(line)
             except ValueError:
                 return False
             return True
+        start = end + 1
     return False
 
 
+def first_line(path: Path) -> str | None:
+    """The file's first non-empty line (None when there is none), read without
+    loading the whole file."""
+    for _number, line in _file_lines(path):
+        return line if isinstance(line, str) else None
+    return None
+
+
+def _file_lines(path: Path) -> Iterator[tuple[int, str | InputError]]:
+    """(line number, text or InputError) for each non-empty line, streamed from disk
+    (split on "\n" only, as JSON Lines is: U+2028 may sit raw inside a string)."""
+    try:
+        fh = path.open("rb")
+    except OSError as err:
+        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+    with fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw or raw.isspace():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                yield (
+                    number,
+                    InputError(str(path), number, None, f"not UTF-8 text (byte {err.start})"),
+                )
+                continue
+            yield number, line.rstrip("\r\n")
+
+
+def _text_lines(text: str) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if line and not line.isspace():  # (strip() would copy every line)
+            yield number, line
+
+
 def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, Any]]:
-    """(line number, raw line, parsed value or InputError) for each non-empty line."""
-    if text is None:
-        text = read_text(path)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    """(line number, raw line, parsed value or InputError) for each non-empty line.
+
+    Without ``text`` the file is streamed from disk, so memory stays flat however
+    large it is.
+    """
+    lines: Iterator[tuple[int, str | InputError]]
+    lines = _file_lines(path) if text is None else iter(_text_lines(text))
+    for number, line in lines:
+        if isinstance(line, InputError):
+            yield number, "", line
             continue
         try:
             yield number, line, parse_json(line)
@@ -64,6 +114,22 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
                 line,
                 InputError(str(path), number, None, f"invalid JSON ({_reason(err)}{_column(err)})"),
             )
+
+
+def raw_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as bytes (a leading BOM removed), streamed."""
+    try:
+        fh = path.open("rb")
+    except OSError as err:
+        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+    with fh:
+        first = True
+        for raw in fh:
+            if first:
+                first = False
+                if raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+            yield raw
 
 
 def load_document(path: Path, text: str | None = None) -> Any:

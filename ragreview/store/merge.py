@@ -71,8 +71,11 @@ def _read(path: str) -> _Source:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         try:
+            # files from before m006_formats have no source_document column
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(datasets)")}
+            document = "source_document" if "source_document" in columns else "NULL"
             datasets = conn.execute(
-                "SELECT name, format, source_path, imported_at FROM datasets"
+                f"SELECT name, format, source_path, imported_at, {document} FROM datasets"
             ).fetchall()
         except sqlite3.DatabaseError:
             raise RagreviewError(f"{path}: not a ragreview database") from None
@@ -156,7 +159,11 @@ def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
     conflicts = 0
     rowids: list[int] = []
     with write(db.conn) as conn:
-        conn.executemany("INSERT INTO datasets VALUES (?, ?, ?, ?)", dataset_rows.values())
+        conn.executemany(
+            "INSERT INTO datasets (name, format, source_path, imported_at, source_document) "
+            "VALUES (?, ?, ?, ?, ?)",
+            dataset_rows.values(),
+        )
         conn.executemany(
             "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?)",
             [(d, n, v) for (d, n), v in sources[0].settings.items()],

@@ -288,3 +288,10 @@ def m005_tui(db: Database) -> None:
     db.execute(
         "CREATE INDEX IF NOT EXISTS records_task ON records (dataset, task, status, position)"
     )
+
+
+@MIGRATIONS()
+def m006_formats(db: Database) -> None:
+    # Whole-file source formats (SAFE result JSON, ragas annotation exports, JSON
+    # arrays) need the parts of the document that are not records to be written back.
+    db.execute("ALTER TABLE datasets ADD COLUMN source_document TEXT")

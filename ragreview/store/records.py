@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
     import sqlite_utils
 
 
+METRIC_BATCH = 1_000  # records stored (and their metrics refreshed) per batch
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -81,9 +84,18 @@ def content_hash(data_json: str, source: str | None) -> str:
     return h.hexdigest()
 
 
+_BOOL_JSON = {True: "true", False: "false"}
+
+
 def _label_rows(rowid: int, layer: Layer) -> list[tuple]:
+    # most labels are booleans: skip the serializer for them (hot on import)
     return [
-        (rowid, name, target, dumps(value))
+        (
+            rowid,
+            name,
+            target,
+            _BOOL_JSON[value] if value is True or value is False else dumps(value),
+        )
         for name, targets in layer.items()
         for target, value in targets.items()
     ]
@@ -97,13 +109,15 @@ def import_records(
     items: Iterable[ImportItem],
     reviewer: str = "import",
     on_progress: Any = None,
+    source_document: str | None = None,
 ) -> ImportSummary:
     """Upsert records by (dataset, id) in one transaction.
 
     New records get their judge labels, and any human labels from the file as events
     by ``reviewer``. Known records keep their human labels and history; their judge
     labels are replaced by the file's; a changed record that had been reviewed or
-    overridden becomes ``stale``.
+    overridden becomes ``stale``. ``source_document`` is what a whole-file format
+    needs besides the records to write the file back (see ``formats``).
     """
     from . import history  # events for human labels carried by the file
 
@@ -111,10 +125,12 @@ def import_records(
     conn = db.conn
     with write(conn):
         conn.execute(
-            "INSERT INTO datasets (name, format, source_path, imported_at) VALUES (?, ?, ?, ?) "
+            "INSERT INTO datasets (name, format, source_path, imported_at, source_document) "
+            "VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (name) DO UPDATE SET format = excluded.format, "
-            "source_path = excluded.source_path, imported_at = excluded.imported_at",
-            (dataset, fmt, source_path, now()),
+            "source_path = excluded.source_path, imported_at = excluded.imported_at, "
+            "source_document = excluded.source_document",
+            (dataset, fmt, source_path, now(), source_document),
         )
         existing = {
             rid: (rowid, h, status)
@@ -130,25 +146,29 @@ def import_records(
                 (dataset,),
             )
         }
-        # rowid -> (record, judge layer), so metrics need not read them back
-        touched: dict[int, tuple[Record, Layer]] = {}
+        # rowid -> (record, judge layer) of the records since the last flush, so metrics
+        # need not read them back (and memory stays flat: only one batch is held)
+        batch: dict[int, tuple[Record, Layer]] = {}
         judge_rows: list[tuple] = []
-        for item in items:
-            rec = item.record
-            data_json = dumps(rec.data)
-            digest = content_hash(data_json, item.source)
-            known = existing.get(rec.id)
-            if known is None:
-                cur = conn.execute(
-                    "INSERT INTO records (dataset, id, position, task, data, source, content_hash) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (dataset, rec.id, item.position, rec.task, data_json, item.source, digest),
-                )
-                rowid = cur.lastrowid
-                assert rowid is not None
-                existing[rec.id] = (rowid, digest, "unreviewed")
-                summary.inserted += 1
-                for name, targets in item.human.items():
+        new_rows: list[tuple] = []
+        imported_human: list[tuple[int, Layer]] = []
+        # New records get their rowids here so that records and label rows can go in
+        # by executemany batches (the write transaction holds the DB to ourselves).
+        next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM records").fetchone()[0]
+
+        def flush() -> None:
+            # records first: judge_labels rows and events reference them
+            conn.executemany(
+                "INSERT INTO records (rowid, dataset, id, position, task, data, source, "
+                "content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                new_rows,
+            )
+            conn.executemany(
+                "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
+                judge_rows,
+            )
+            for rowid, layer in imported_human:
+                for name, targets in layer.items():
                     for target, value in targets.items():
                         history.apply_change(
                             conn,
@@ -160,6 +180,36 @@ def import_records(
                             kind="set",
                             reason="imported from file",
                         )
+            metric_rows.refresh(db, list(batch), known=batch)
+            new_rows.clear()
+            judge_rows.clear()
+            imported_human.clear()
+            batch.clear()
+
+        for item in items:
+            rec = item.record
+            data_json = dumps(rec.data)
+            digest = content_hash(data_json, item.source)
+            known = existing.get(rec.id)
+            if known is None:
+                rowid = next_rowid
+                next_rowid += 1
+                new_rows.append(
+                    (
+                        rowid,
+                        dataset,
+                        rec.id,
+                        item.position,
+                        rec.task,
+                        data_json,
+                        item.source,
+                        digest,
+                    )
+                )
+                existing[rec.id] = (rowid, digest, "unreviewed")
+                summary.inserted += 1
+                if item.human:
+                    imported_human.append((rowid, item.human))
             else:
                 rowid, old_digest, status = known
                 conn.execute("DELETE FROM judge_labels WHERE record = ?", (rowid,))
@@ -188,19 +238,12 @@ def import_records(
                     summary.updated += 1
                     summary.stale += new_status == "stale"
             judge_rows.extend(_label_rows(rowid, item.judge))
-            touched[rowid] = (rec, item.judge)
-            if len(judge_rows) > 20_000:
-                conn.executemany(
-                    "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
-                    judge_rows,
-                )
-                judge_rows.clear()
+            batch[rowid] = (rec, item.judge)
+            if len(batch) >= METRIC_BATCH or len(judge_rows) > 20_000:
+                flush()
             if on_progress is not None:
                 on_progress(1)
-        conn.executemany(
-            "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)", judge_rows
-        )
-        metric_rows.refresh(db, list(touched), known=touched)
+        flush()
     return summary
 
 
@@ -313,6 +356,14 @@ def datasets(db: sqlite_utils.Database) -> list[dict[str, Any]]:
             "FROM datasets d ORDER BY d.name"
         )
     ]
+
+
+def source_document(db: sqlite_utils.Database, dataset: str) -> str | None:
+    """The non-record parts of a whole-file source, as stored at import."""
+    row = db.conn.execute(
+        "SELECT source_document FROM datasets WHERE name = ?", (dataset,)
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 def counts(db: sqlite_utils.Database, dataset: str) -> Mapping[str, int]:

@@ -1,0 +1,190 @@
+"""Import throughput against a minimal script, measured in the same run (SPEC §12).
+
+Generates a RAGBench-style JSON Lines file (default 100,000 rows, 5 documents of 5–12
+sentences each) in a temporary folder, then times:
+
+* the baseline: parse every line with orjson and bulk-insert the raw lines plus one
+  row per judge label into SQLite (WAL, one transaction);
+* ``python -m ragreview import FILE --db DB`` in a subprocess (the whole command).
+
+Prints both throughputs (medians over ``--repeat`` alternating runs: single runs vary
+a lot with disk and page-cache state) and their ratio; the target is at least 0.5.
+
+    python bench/import_bench.py [--records N] [--repeat R] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[1]
+WORDS = (
+    "the patient study virus cells reported increased levels of protein during infection "
+    "treatment trial results showed significant reduction in symptoms among adults"
+).split()
+
+
+def letters(i: int) -> str:
+    out = ""
+    n = i + 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        out = chr(97 + r) + out
+    return out
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 20))).capitalize() + "."
+
+
+def make_row(i: int, rng: random.Random) -> dict:
+    docs = [
+        [[f"{d}{letters(s)}", sentence(rng)] for s in range(rng.randint(5, 12))] for d in range(5)
+    ]
+    keys = [k for doc in docs for k, _ in doc]
+    response = [[letters(s), sentence(rng)] for s in range(rng.randint(2, 5))]
+    relevant = rng.sample(keys, rng.randint(0, 6))
+    utilized = [k for k in relevant if rng.random() < 0.6]
+    unsupported = [k for k, _ in response if rng.random() < 0.15]
+    support = [
+        {
+            "response_sentence_key": k,
+            "explanation": "Checked against the documents.",
+            "supporting_sentence_keys": [] if k in unsupported else rng.sample(keys, 2),
+            "fully_supported": None,
+        }
+        for k, _ in response
+    ]
+    total = len(keys)
+    return {
+        "id": f"synthetic-{i}",
+        "question": sentence(rng),
+        "documents": [" ".join(t for _, t in doc) for doc in docs],
+        "response": " ".join(t for _, t in response),
+        "generation_model_name": "gpt-3.5-turbo-0125",
+        "annotating_model_name": "gpt-4-turbo-2024-04-09",
+        "dataset_name": "synthetic",
+        "documents_sentences": docs,
+        "response_sentences": response,
+        "sentence_support_information": support,
+        "unsupported_response_sentence_keys": unsupported,
+        "adherence_score": not unsupported,
+        "overall_supported_explanation": "All sentences were checked.",
+        "relevance_explanation": "Some sentences are relevant.",
+        "all_relevant_sentence_keys": relevant,
+        "all_utilized_sentence_keys": utilized,
+        "relevance_score": len(relevant) / total,
+        "utilization_score": len(utilized) / total,
+        "completeness_score": (
+            len(set(relevant) & set(utilized)) / len(relevant) if relevant else 1.0
+        ),
+    }
+
+
+def generate(path: Path, n: int) -> None:
+    rng = random.Random(2333)
+    with path.open("wb") as fh:
+        for i in range(n):
+            fh.write(orjson.dumps(make_row(i, rng)) + b"\n")
+
+
+def baseline(path: Path, db_path: Path) -> int:
+    """The minimal script: orjson parse, raw lines and one row per label into SQLite."""
+    conn = sqlite3.connect(db_path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE records (rowid INTEGER PRIMARY KEY, id TEXT UNIQUE, raw TEXT)")
+    conn.execute("CREATE TABLE labels (record INT, name TEXT, target TEXT, value TEXT)")
+    n = 0
+    with conn:
+        records, labels = [], []
+        with path.open("rb") as fh:
+            for line in fh:
+                row = orjson.loads(line)
+                n += 1
+                records.append((n, row["id"], line.decode()))
+                for k in row["all_relevant_sentence_keys"]:
+                    labels.append((n, "relevant", k, "true"))
+                for k in row["all_utilized_sentence_keys"]:
+                    labels.append((n, "utilized", k, "true"))
+                unsupported = set(row["unsupported_response_sentence_keys"])
+                for s in row["sentence_support_information"]:
+                    k = s["response_sentence_key"]
+                    labels.append((n, "supported", k, "false" if k in unsupported else "true"))
+                    labels.append(
+                        (n, "support_keys", k, orjson.dumps(s["supporting_sentence_keys"]).decode())
+                    )
+                if len(records) >= 10_000:
+                    conn.executemany("INSERT INTO records VALUES (?, ?, ?)", records)
+                    conn.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", labels)
+                    records.clear()
+                    labels.clear()
+        conn.executemany("INSERT INTO records VALUES (?, ?, ?)", records)
+        conn.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", labels)
+    conn.close()
+    return n
+
+
+def ragreview_import(path: Path, db_path: Path) -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    subprocess.run(
+        [sys.executable, "-m", "ragreview", "import", str(path), "--db", str(db_path)],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each (median)")
+    parser.add_argument("--keep", type=Path, help="keep the generated file and DBs here")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="ragreview-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / "ragbench_rows.jsonl"
+    t = time.perf_counter()
+    generate(data, args.records)
+    size = data.stat().st_size / 1e6
+    print(f"generated {args.records} rows ({size:.0f} MB) in {time.perf_counter() - t:.1f} s")
+
+    base_times, ours_times, n = [], [], 0
+    for _ in range(args.repeat):  # alternate the two, so load and cache hit both alike
+        for stale in folder.glob("*.db*"):
+            stale.unlink()
+        t = time.perf_counter()
+        n = baseline(data, folder / "baseline.db")
+        base_times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ragreview_import(data, folder / "ragreview.db")
+        ours_times.append(time.perf_counter() - t)
+    base_s, ours_s = statistics.median(base_times), statistics.median(ours_times)
+    base_rate, ours_rate = n / base_s, n / ours_s
+    runs = f" (median of {args.repeat})" if args.repeat > 1 else ""
+    print(f"baseline (orjson + sqlite): {base_s:6.1f} s  {base_rate:9.0f} records/s{runs}")
+    print(f"ragreview import:           {ours_s:6.1f} s  {ours_rate:9.0f} records/s{runs}")
+    ratios = ", ".join(f"{b / o:.2f}" for b, o in zip(base_times, ours_times, strict=True))
+    print(f"ratio: {ours_rate / base_rate:.2f} (target >= 0.50; per run: {ratios})")
+    if args.keep is None:
+        for p in folder.iterdir():
+            p.unlink()
+        folder.rmdir()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""What the source-format adapters share: ids, sentencizing, building items, patching.
+
+Each adapter turns one source record into a *draft* (canonical JSON object, judge
+layer, source text, the source's own id); ``finish`` assigns record ids per SPEC §7
+(the source id, or the 1-based record number where there is none or it repeats) and
+validates everything through the one canonical parser, so a bad source record becomes
+an ``InputError`` naming file, line and field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..core.errors import InputError, RecordError
+from ..core.labels import check_layer, effective
+from ..core.record import ImportItem, parse_record
+from .jsonio import raw_lines
+
+
+@dataclass
+class Draft:
+    position: int  # line number (JSON Lines) or 1-based record number (whole files)
+    number: int  # 1-based record number in the file, the fallback id
+    data: dict[str, Any]  # canonical record without id, labels and source
+    judge: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str | None = None
+    source_id: Any = None
+
+
+def finish(
+    path: Path,
+    drafts: Iterable[Draft | InputError],
+    *,
+    validate_labels: bool = True,
+    ids: Counter[str] | None = None,
+    rename: Callable[[str], str] | None = None,
+) -> Iterator[ImportItem | InputError]:
+    """Assign ids and validate.
+
+    A repeated id is only known once every id has been seen: with ``ids`` (the count of
+    every source id in the file, see ``leading_ids``) records stream through; without,
+    the drafts are read in full first. ``validate_labels=False`` is for adapters that
+    build the judge layer only from keys they resolved against the record themselves.
+    ``rename`` maps a canonical field name in an error to the source's own name.
+    """
+    if ids is None:
+        pending = list(drafts)
+        ids = Counter(
+            str(d.source_id) for d in pending if isinstance(d, Draft) and d.source_id is not None
+        )
+        drafts = pending
+    for draft in drafts:
+        if isinstance(draft, InputError):
+            yield draft
+            continue
+        sid = None if draft.source_id is None else str(draft.source_id)
+        rid = sid if sid is not None and ids[sid] == 1 else str(draft.number)
+        obj = {"id": rid, **draft.data}
+        try:
+            record = parse_record(obj)
+            judge: Mapping[str, Mapping[str, Any]] = draft.judge
+            if validate_labels and judge:
+                judge = check_layer(record, judge, "labels", human=False)
+        except RecordError as err:
+            field = rename(err.field) if rename is not None else err.field
+            yield InputError(str(path), draft.position, field, err.message)
+            continue
+        yield ImportItem(draft.position, record, judge, {}, draft.source)
+
+
+def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None:
+    """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
+    write them), counted; None when any line does not start that way. Lets records
+    stream without holding the whole file's records in memory."""
+    pattern = (
+        r'[ \t]*\{[ \t]*"' + re.escape(field) + r'"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|-?\d+)[ \t]*[,}]'
+    )
+    match = re.compile(pattern.encode()).match  # bytes: only the id needs decoding
+    lines = raw_lines(path) if text is None else (line.encode() for line in text.split("\n"))
+    counts: Counter[str] = Counter()
+    for line in lines:
+        found = match(line)
+        if found is None:
+            if line and not line.isspace():
+                return None  # a line that does not start with the id
+            continue
+        token = found.group(1)
+        counts[str(orjson.loads(token)) if token.startswith(b'"') else str(int(token))] += 1
+    return counts
+
+
+def kind(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def expect(obj: Mapping[str, Any], name: str, types: type | tuple, optional: bool = False) -> Any:
+    """``obj[name]`` checked against ``types``; RecordError naming the field otherwise."""
+    if name not in obj or obj[name] is None:
+        if optional:
+            return None
+        raise RecordError(name, "missing")
+    value = obj[name]
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in _tuple(types):
+        raise RecordError(name, f"expected {_names(types)}, got {kind(value)}")
+    return value
+
+
+def _tuple(types: type | tuple) -> tuple:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _names(types: type | tuple) -> str:
+    names = {str: "a string", list: "a list", dict: "an object", int: "a number"}
+    names.update({float: "a number", bool: "a boolean"})
+    return " or ".join(dict.fromkeys(names.get(t, t.__name__) for t in _tuple(types)))
+
+
+# -- sentencizing (SPEC §4) ------------------------------------------------------------
+
+
+def keyed_document(doc_index: int, text: str) -> list[list[str]]:
+    """``[[key, sentence], …]`` for one raw document, keys ``0a``, ``0b``, …"""
+    from ..services import sentencizer  # lazy: nltk must not load with the formats
+
+    return [[k, s] for k, s in sentencizer.keyed_document(doc_index, text)]
+
+
+def keyed_response(text: str) -> list[list[str]]:
+    """``[[key, sentence], …]`` for a raw response, keys ``a``, ``b``, …"""
+    from ..services import sentencizer
+
+    return [[k, s] for k, s in sentencizer.keyed_response(text)]
+
+
+# -- writing back ----------------------------------------------------------------------
+
+
+def changed(judge: Mapping[str, Mapping[str, Any]], human: Mapping[str, Mapping[str, Any]]) -> bool:
+    """True when the human layer changes any effective label (re-asserting the judge's
+    value is no change, so such a record is written back byte-for-byte)."""
+    if not human:
+        return False
+    return effective(judge, human) != {k: dict(v) for k, v in judge.items()}
+
+
+def loads_source(text: str) -> Any:
+    """The source record back from its stored text (NaN literals allowed)."""
+    return json.loads(text)
+
+
+def dumps_source(obj: Any) -> str:
+    """A patched source record as one line. ``json`` keeps NaN as the sources wrote it
+    (orjson would turn it into null)."""
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def canonical_json(obj: Any) -> str:
+    """Comparable text of a JSON value (NaN-safe): for tests and change detection."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+
+
+def finite(value: Any) -> float | None:
+    """A stored score as a number, or None (null, NaN, non-numbers)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and not math.isnan(value):
+        return float(value)
+    return None
+
+
+def first(value: Any) -> Any:
+    """First element of a list-valued field, or the value itself."""
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value

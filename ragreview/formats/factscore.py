@@ -1,0 +1,133 @@
+"""FActScore human-labelled data (``labeled_data/*.jsonl``): one biography per line.
+
+``annotations`` is null for an abstention (no facts), else one entry per response
+sentence ``{text, is-relevant, model-atomic-facts, human-atomic-facts}``. The response
+sentences are the annotation sentences (keys ``a``, ``b``, …), so every fact points at
+the sentence it came from; facts are the ``human-atomic-facts`` in order (``f1``, …)
+with their labels ``S``/``NS``/``IR`` as the judge layer. ``model-atomic-facts`` stay in
+the source for the round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.keys import fact_key, response_key
+from ..core.labels import FACT_LABELS, effective
+from ..core.record import ImportItem
+from .base import ExportRecord
+from .common import Draft, changed, dumps_source, expect, finish, keyed_response, kind, loads_source
+from .jsonio import iter_lines
+
+NAME = "factscore"
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    if "annotations" not in obj:
+        return False
+    anns = obj["annotations"]
+    if anns is None:
+        return "output" in obj and "topic" in obj
+    return isinstance(anns, list) and any(
+        isinstance(a, dict) and "human-atomic-facts" in a for a in anns
+    )
+
+
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    return finish(path, _drafts(path, text))
+
+
+def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+    number = 0
+    for line_no, line, obj in iter_lines(path, text):
+        number += 1
+        if isinstance(obj, InputError):
+            yield obj
+            continue
+        try:
+            yield draft(obj, line_no, number, line)
+        except RecordError as err:
+            yield InputError(str(path), line_no, err.field, err.message)
+
+
+def _question(prompt: str | None) -> str | None:
+    if prompt is None:
+        return None
+    return prompt.removeprefix("Question: ").strip() or prompt
+
+
+def human_facts(row: Mapping[str, Any]) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """(annotation index, fact index within it, fact object) for every human fact."""
+    for i, ann in enumerate(row.get("annotations") or []):
+        for j, fact in enumerate(ann.get("human-atomic-facts") or []):
+            yield i, j, fact
+
+
+def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
+    if not isinstance(row, dict):
+        raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if "annotations" not in row:
+        raise RecordError(
+            "annotations", "missing (a FActScore labelled row has it, null or a list)"
+        )
+    output = expect(row, "output", str)
+    data: dict[str, Any] = {"task": "longform"}
+    question = _question(expect(row, "input", str, optional=True))
+    if question is not None:
+        data["question"] = question
+    anns = row.get("annotations")
+    judge: dict[str, dict[str, Any]] = {}
+    if anns is None:
+        data["response"] = keyed_response(output)
+        return Draft(line_no, number, data, judge, line, row.get("topic"))
+    if not isinstance(anns, list):
+        raise RecordError("annotations", f"expected a list or null, got {kind(anns)}")
+    response = []
+    for i, ann in enumerate(anns):
+        if not isinstance(ann, dict) or not isinstance(ann.get("text"), str):
+            raise RecordError(f"annotations[{i}].text", "expected an object with a text")
+        facts = ann.get("human-atomic-facts")
+        if facts is not None and not isinstance(facts, list):
+            raise RecordError(f"annotations[{i}].human-atomic-facts", "expected a list or null")
+        response.append([response_key(i), ann["text"]])
+    facts_out = []
+    labels: dict[str, str] = {}
+    for n, (i, j, fact) in enumerate(human_facts(row)):
+        where = f"annotations[{i}].human-atomic-facts[{j}]"
+        if not isinstance(fact, dict) or not isinstance(fact.get("text"), str):
+            raise RecordError(where + ".text", "expected an object with a text")
+        key = fact_key(n)
+        facts_out.append([key, fact["text"], response_key(i)])
+        label = fact.get("label")
+        if label is not None:
+            if label not in FACT_LABELS:
+                raise RecordError(where + ".label", f"expected S, NS or IR, got {label!r}")
+            labels[key] = label
+    data["response"] = response
+    data["facts"] = facts_out
+    if labels:
+        judge["fact"] = labels
+    return Draft(line_no, number, data, judge, line, row.get("topic"))
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    count = 0
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", "record has no FActScore source")
+        if not changed(item.judge, item.human):
+            out.write(item.source.rstrip("\n"))
+        else:
+            row = loads_source(item.source)
+            eff = effective(item.judge, item.human).get("fact", {})
+            for n, (_i, _j, fact) in enumerate(human_facts(row)):
+                value = eff.get(fact_key(n))
+                if value is not None and value != fact.get("label"):
+                    fact["label"] = value
+            out.write(dumps_source(row))
+        out.write("\n")
+        count += 1
+    return count

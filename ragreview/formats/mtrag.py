@@ -1,0 +1,221 @@
+"""MT-RAG / MTRAG-UN (IBM/mt-rag-benchmark): task files and generation-eval output.
+
+One JSON object per line (pandas writes ``NaN`` literals: the raw line is kept as the
+source so they survive). ``input`` is the conversation, ``contexts`` the passages,
+``targets`` the references, ``predictions[0].text`` the response; ``answerability`` is
+a list; ``Collection``/``collection`` both occur. Evaluation output adds ``metrics``, a
+dict of lists: the judge's verdicts become labels (``idk_eval``, ``underspecified_eval``,
+``RB_llm`` × 10), every stored value is kept as ``stored.<name>`` (first element; max
+for the per-passage lists) and the components we cannot compute offline are imported:
+``mtrag.bertscore_p``/``_r`` (first target), ``mtrag.bert_k_prec`` (max over passages,
+missing values as 0 as MT-RAG does), ``mtrag.rl_f``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.labels import ANSWERABILITY, VERDICTS, effective
+from ..core.record import ImportItem
+from .base import ExportRecord
+from .common import (
+    Draft,
+    changed,
+    dumps_source,
+    expect,
+    finish,
+    finite,
+    first,
+    keyed_document,
+    keyed_response,
+    kind,
+    loads_source,
+)
+from .jsonio import iter_lines
+from .scores import record_values
+
+NAME = "mtrag"
+PER_PASSAGE = ("BertKPrec", "Extractiveness_RougeL")
+IMPORTED = {
+    "BertscoreP": "mtrag.bertscore_p",
+    "BertscoreR": "mtrag.bertscore_r",
+    "RL_F": "mtrag.rl_f",
+}
+# conditioned metric fields (HEAD and older scripts) -> canonical metric names
+CONDITIONED = {
+    "RB_agg_idk_underspecified": "mtrag.rb_agg_idk",
+    "RB_llm_idk_underspecified": "mtrag.rb_llm_idk",
+    "RL_F_idk_underspecified": "mtrag.rl_f_idk",
+    "RB_agg_idk": "mtrag.rb_agg_idk",
+    "RB_llm_idk": "mtrag.rb_llm_idk",
+    "RL_F_idk": "mtrag.rl_f_idk",
+}
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    return "task_id" in obj and any(
+        k in obj for k in ("input", "contexts", "targets", "predictions")
+    )
+
+
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    return finish(path, _drafts(path, text))
+
+
+def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+    number = 0
+    for line_no, line, obj in iter_lines(path, text):
+        number += 1
+        if isinstance(obj, InputError):
+            yield obj
+            continue
+        try:
+            yield draft(obj, line_no, number, line)
+        except RecordError as err:
+            yield InputError(str(path), line_no, err.field, err.message)
+
+
+def _objects(row: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
+    value = expect(row, name, list, optional=True) or []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise RecordError(f"{name}[{i}]", f"expected an object, got {kind(item)}")
+        if "text" in item and not isinstance(item["text"], str):
+            raise RecordError(f"{name}[{i}].text", f"expected a string, got {kind(item['text'])}")
+    return value
+
+
+def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
+    if not isinstance(row, dict):
+        raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if not sniff(row):
+        raise RecordError("", "not an MT-RAG task (expected task_id with input or contexts)")
+    turns = _objects(row, "input")
+    conversation = [
+        {"speaker": str(t.get("speaker", "")), "text": t.get("text", "")} for t in turns
+    ]
+    question = next((t["text"] for t in reversed(conversation) if t["speaker"] == "user"), None)
+    documents = []
+    for i, ctx in enumerate(_objects(row, "contexts")):
+        doc: dict[str, Any] = {"sentences": keyed_document(i, ctx.get("text", ""))}
+        if ctx.get("document_id") is not None:
+            doc["id"] = str(ctx["document_id"])
+        if isinstance(ctx.get("title"), str):
+            doc["title"] = ctx["title"]
+        documents.append(doc)
+    data: dict[str, Any] = {"task": "mtrag"}
+    if question is not None:
+        data["question"] = question
+    collection = row.get("Collection", row.get("collection"))  # both spellings occur
+    if isinstance(collection, str):
+        data["collection"] = collection  # for metrics --by
+    data["conversation"] = conversation
+    data["documents"] = documents
+    predictions = _objects(row, "predictions")
+    if predictions:
+        data["response"] = keyed_response(predictions[0].get("text", ""))
+    data["references"] = [t.get("text", "") for t in _objects(row, "targets")]
+    answerability = row.get("answerability")
+    label = first(answerability)
+    if label is not None and (not isinstance(label, str) or label.upper() not in ANSWERABILITY):
+        raise RecordError("answerability", f"expected one of {', '.join(ANSWERABILITY)}")
+    judge: dict[str, dict[str, Any]] = {}
+    if isinstance(label, str):
+        data["answerability"] = label.upper()
+        judge["answerability"] = {"*": label.upper()}
+    metrics = expect(row, "metrics", dict, optional=True)
+    data["scores"] = _scores(metrics or {})
+    if metrics:
+        judge.update(_verdicts(metrics))
+    return Draft(line_no, number, data, judge, line, row.get("task_id"))
+
+
+def _values(metrics: Mapping[str, Any], name: str) -> list[Any]:
+    value = metrics.get(name)
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _scores(metrics: Mapping[str, Any]) -> dict[str, float | None]:
+    scores: dict[str, float | None] = {}
+    for name in metrics:
+        values = _values(metrics, name)
+        numbers = [finite(v) for v in values]
+        if not values or all(isinstance(v, str) for v in values):
+            continue  # e.g. idk_eval "unknown": a verdict, not a score
+        if name in PER_PASSAGE:
+            scores[f"stored.{name}"] = max((n or 0.0) for n in numbers)
+        else:
+            scores[f"stored.{name}"] = numbers[0]
+    for name, canonical in IMPORTED.items():
+        values = _values(metrics, name)
+        if values:
+            scores[canonical] = finite(values[0])
+    prec = _values(metrics, "BertKPrec")
+    if prec:
+        scores["mtrag.bert_k_prec"] = max((finite(v) or 0.0) for v in prec)
+    return scores
+
+
+def _verdicts(metrics: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    judge: dict[str, dict[str, Any]] = {}
+    for name, label in (("idk_eval", "idk"), ("underspecified_eval", "underspecified")):
+        value = finite(first(metrics.get(name)))
+        if value is not None and value in VERDICTS:
+            judge[label] = {"*": int(value) if value in (0, 1) else value}
+    rating = finite(first(metrics.get("RB_llm")))
+    if rating is not None:
+        judge["rb_llm_rating"] = {"*": round(rating * 10, 6)}
+    return judge
+
+
+# -- writing back ------------------------------------------------------------------------
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    count = 0
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", "record has no MT-RAG source")
+        if not changed(item.judge, item.human):
+            out.write(item.source.rstrip("\n"))
+        else:
+            row = loads_source(item.source)
+            patch(row, item, effective(item.judge, item.human), settings)
+            out.write(dumps_source(row))
+        out.write("\n")
+        count += 1
+    return count
+
+
+def patch(
+    row: dict[str, Any],
+    item: ExportRecord,
+    eff: Mapping[str, Mapping[str, Any]],
+    settings: Mapping[str, Any],
+) -> None:
+    judge = item.judge
+
+    def differs(name: str) -> bool:
+        return eff.get(name, {}).get("*") != judge.get(name, {}).get("*")
+
+    if differs("answerability"):
+        old = row.get("answerability")
+        new = eff["answerability"]["*"]
+        row["answerability"] = [new, *old[1:]] if isinstance(old, list) and old else [new]
+    metrics = row.get("metrics")
+    if not isinstance(metrics, dict):
+        return
+    for name, label in (("idk_eval", "idk"), ("underspecified_eval", "underspecified")):
+        if differs(label):
+            metrics[name] = [eff[label]["*"]]
+    if differs("rb_llm_rating"):
+        metrics["RB_llm"] = [eff["rb_llm_rating"]["*"] / 10]
+    values = record_values(item.record, eff, settings, judge)
+    for name, metric in CONDITIONED.items():
+        if name in metrics and metric in values:
+            metrics[name] = [values[metric]]

@@ -1,0 +1,268 @@
+"""ragas datasets and results, and ragas' own human-annotation export.
+
+Rows (JSON Lines, or a JSON array as ``to_json(orient="records")`` writes) use the v1
+names (``question``, ``answer``, ``contexts``, ``ground_truth(s)``) or the v2 names
+(``user_input``, ``response``, ``retrieved_contexts``, ``reference``). A row may carry
+the judge's verdicts as ragas' prompts return them:
+``statements`` ``[{statement, reason, verdict}]`` (faithfulness), ``classifications``
+``[{statement, reason, attributed}]`` (context recall) and
+``context_precision_verdicts`` ``[{reason, verdict}]`` (one per retrieved context, in
+rank order). Metric columns are kept as ``stored.<metric>`` and recomputed on export.
+
+The annotation export (``MetricAnnotation``: ``{metric: [{metric_input, metric_output,
+prompts: {name: {prompt_input, prompt_output, edited_output, is_accepted}},
+is_accepted}]}``) is read both ways: ``metric_output`` is the judge's ``verdict``; an
+``edited_output`` with another verdict, or ``is_accepted: false``, is a human label. A
+review written back sets ``is_accepted``/``edited_output`` so ragas' judge alignment
+can train on it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.keys import context_key, reference_statement_key, statement_key
+from ..core.labels import effective
+from ..core.record import ImportItem
+from . import ragas_annotations
+from .base import ExportRecord
+from .common import (
+    Draft,
+    changed,
+    dumps_source,
+    expect,
+    finish,
+    finite,
+    keyed_document,
+    keyed_response,
+    kind,
+    loads_source,
+)
+from .jsonio import is_json_lines, iter_lines, load_document, parse_json, read_text
+from .scores import record_values
+
+NAME = "ragas"
+METRICS = (
+    "faithfulness",
+    "context_recall",
+    "context_precision",
+    "context_utilization",
+    "context_relevancy",
+    "answer_relevancy",
+    "answer_correctness",
+    "answer_similarity",
+)
+RECOMPUTED = {
+    "faithfulness": "ragas.faithfulness",
+    "context_recall": "ragas.context_recall",
+    "context_precision": "ragas.context_precision",
+}
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    if ("user_input" in obj and "response" in obj) or "retrieved_contexts" in obj:
+        return True
+    if "question" in obj and "contexts" in obj:
+        return True
+    return ragas_annotations.sniff(obj)
+
+
+def layout(path: Path, text: str) -> str:
+    """'lines' (JSON Lines rows), 'array' (a JSON array of rows) or 'annotations'."""
+    if is_json_lines(text):
+        first = parse_json(next(line for line in text.splitlines() if line.strip()))
+        if isinstance(first, dict) and not ragas_annotations.sniff(first):
+            return "lines"
+    doc = load_document(path, text)
+    if isinstance(doc, list):
+        return "array"
+    if isinstance(doc, dict) and ragas_annotations.sniff(doc):
+        return "annotations"
+    raise InputError(str(path), 1, None, "expected ragas rows or a MetricAnnotation export")
+
+
+def document(path: Path, text: str | None = None) -> str | None:
+    """What the writer needs besides the records: the layout (and metric order)."""
+    if text is None:
+        text = read_text(path)
+    shape = layout(path, text)
+    if shape == "lines":
+        return None
+    if shape == "array":
+        return json.dumps({"layout": "array"})
+    doc = load_document(path, text)
+    return json.dumps({"layout": "annotations", "metrics": list(doc)})
+
+
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    if text is None:
+        text = read_text(path)
+    try:
+        shape = layout(path, text)
+    except InputError as err:
+        return iter([err])
+    if shape == "annotations":
+        return ragas_annotations.read(path, load_document(path, text))
+    if shape == "array":
+        return finish(path, _array_drafts(path, load_document(path, text)))
+    return finish(path, _line_drafts(path, text))
+
+
+def _line_drafts(path: Path, text: str) -> Iterator[Draft | InputError]:
+    number = 0
+    for line_no, line, obj in iter_lines(path, text):
+        number += 1
+        if isinstance(obj, InputError):
+            yield obj
+            continue
+        try:
+            yield draft(obj, line_no, number, line)
+        except RecordError as err:
+            yield InputError(str(path), line_no, err.field, err.message)
+
+
+def _array_drafts(path: Path, rows: list[Any]) -> Iterator[Draft | InputError]:
+    for number, row in enumerate(rows, start=1):
+        try:
+            yield draft(row, number, number, json.dumps(row, ensure_ascii=False))
+        except RecordError as err:
+            yield InputError(
+                str(path), None, f"[{number - 1}].{err.field}".rstrip("."), err.message
+            )
+
+
+def _pick(row: Mapping[str, Any], *names: str) -> str | None:
+    return next((n for n in names if n in row), None)
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RecordError(where, f"expected a list of strings, got {kind(value)}")
+    return value
+
+
+def canonical_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    """question, documents, response and references from v1 or v2 names."""
+    data: dict[str, Any] = {"task": "ragas"}
+    q = _pick(row, "user_input", "question")
+    if q is not None and row[q] is not None:
+        data["question"] = expect(row, q, str)
+    c = _pick(row, "retrieved_contexts", "contexts")
+    contexts = _strings(row.get(c), c) if c else []
+    data["documents"] = [{"sentences": keyed_document(i, t)} for i, t in enumerate(contexts)]
+    a = _pick(row, "response", "answer")
+    if a is not None and row[a] is not None:
+        data["response"] = keyed_response(expect(row, a, str))
+    r = _pick(row, "reference", "ground_truth", "ground_truths")
+    if r is not None:
+        data["references"] = _strings(row[r], r)
+    return data
+
+
+def _verdicts(row: Mapping[str, Any], name: str, text: str, flag: str) -> list[tuple[str, Any]]:
+    items = expect(row, name, list, optional=True) or []
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            out.append((item, None))
+            continue
+        if not isinstance(item, dict):
+            raise RecordError(f"{name}[{i}]", f"expected an object, got {kind(item)}")
+        value = item.get(flag)
+        if value is not None and value not in (0, 1):
+            raise RecordError(f"{name}[{i}].{flag}", f"expected 0 or 1, got {json.dumps(value)}")
+        out.append((str(item.get(text, "")), value))
+    return out
+
+
+def draft(row: Any, position: int, number: int, source: str) -> Draft:
+    if not isinstance(row, dict):
+        raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if _pick(row, "user_input", "question") is None and _pick(row, "response", "answer") is None:
+        raise RecordError("", "not a ragas row (expected user_input/response or question/answer)")
+    data = canonical_fields(row)
+    judge: dict[str, dict[str, Any]] = {}
+    statements = _verdicts(row, "statements", "statement", "verdict")
+    if statements:
+        data["statements"] = [[statement_key(i), t] for i, (t, _) in enumerate(statements)]
+        labels = {statement_key(i): bool(v) for i, (_, v) in enumerate(statements) if v is not None}
+        if labels:
+            judge["statement"] = labels
+    classes = _verdicts(row, "classifications", "statement", "attributed")
+    if classes:
+        data["reference_statements"] = [
+            [reference_statement_key(i), t] for i, (t, _) in enumerate(classes)
+        ]
+        labels = {
+            reference_statement_key(i): bool(v) for i, (_, v) in enumerate(classes) if v is not None
+        }
+        if labels:
+            judge["attributed"] = labels
+    useful = _verdicts(row, "context_precision_verdicts", "reason", "verdict")
+    if useful:
+        if len(useful) != len(data["documents"]):
+            raise RecordError("context_precision_verdicts", "expected one verdict per context")
+        judge["context_useful"] = {
+            context_key(i): bool(v) for i, (_, v) in enumerate(useful) if v is not None
+        }
+    data["scores"] = {f"stored.{m}": finite(row[m]) for m in METRICS if m in row}
+    sid = row.get("id", row.get("sample_id"))
+    return Draft(position, number, data, judge, source, sid)
+
+
+# -- writing back ------------------------------------------------------------------------
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    doc = settings.get("source.document")
+    shape: dict[str, Any] = json.loads(doc) if doc else {"layout": "lines"}
+    if shape["layout"] == "annotations":
+        return ragas_annotations.write(items, out, shape["metrics"])
+    rows, count = [], 0
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", "record has no ragas source")
+        count += 1
+        if shape["layout"] == "lines" and not changed(item.judge, item.human):
+            out.write(item.source.rstrip("\n") + "\n")
+            continue
+        row = loads_source(item.source)
+        if changed(item.judge, item.human):
+            patch(row, item, effective(item.judge, item.human), settings)
+        if shape["layout"] == "lines":
+            out.write(dumps_source(row) + "\n")
+        else:
+            rows.append(row)
+    if shape["layout"] == "array":
+        out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+    return count
+
+
+def patch(
+    row: dict[str, Any],
+    item: ExportRecord,
+    eff: Mapping[str, Mapping[str, Any]],
+    settings: Mapping[str, Any],
+) -> None:
+    for name, flag, label, key in (
+        ("statements", "verdict", "statement", statement_key),
+        ("classifications", "attributed", "attributed", reference_statement_key),
+        ("context_precision_verdicts", "verdict", "context_useful", context_key),
+    ):
+        values = eff.get(label, {})
+        for i, entry in enumerate(row.get(name) or []):
+            value = values.get(key(i))
+            if isinstance(entry, dict) and value is not None and entry.get(flag) != int(value):
+                entry[flag] = int(value)
+    metrics = record_values(item.record, eff, settings, item.judge)
+    for column, metric in RECOMPUTED.items():
+        if column in row and metric in metrics:
+            row[column] = metrics[metric]

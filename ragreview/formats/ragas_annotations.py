@@ -1,0 +1,136 @@
+"""ragas' human-annotation export (``MetricAnnotation``), in and out.
+
+``{metric: [sample, …]}`` where a sample is ``{metric_input, metric_output, prompts:
+{prompt_name: {prompt_input, prompt_output, edited_output?, is_accepted?}},
+is_accepted}``. One record per sample, in file order across metrics; the metric name
+is kept on the record (``ragas_metric``) so the writer can regroup.
+
+The judge's ``verdict`` is ``metric_output`` (0/1). The human verdict a sample already
+expresses is the ``verdict`` of an ``edited_output`` when there is one, else the
+opposite of the judge's when ``is_accepted`` is false, else none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.labels import effective
+from ..core.record import ImportItem, parse_record
+from .base import ExportRecord
+from .common import finite, kind, loads_source
+
+LABEL = "verdict"
+
+
+def sniff(obj: Mapping[str, Any]) -> bool:
+    return (
+        bool(obj)
+        and all(
+            isinstance(v, list) and all(isinstance(s, dict) and "metric_input" in s for s in v)
+            for v in obj.values()
+        )
+        and any(v for v in obj.values())
+    )
+
+
+def _binary(value: Any) -> bool | None:
+    if value in (0, 1) and not isinstance(value, float | bool):
+        return bool(value)
+    if isinstance(value, bool | float) and value in (0, 1):
+        return bool(value)
+    return None
+
+
+def judge_verdict(sample: Mapping[str, Any]) -> bool | None:
+    """The LLM's own verdict: its prompt output (exports may already carry the edited
+    value in ``metric_output``), else ``metric_output``."""
+    for prompt in (sample.get("prompts") or {}).values():
+        output = prompt.get("prompt_output") if isinstance(prompt, dict) else None
+        if isinstance(output, dict) and _binary(output.get("verdict")) is not None:
+            return _binary(output["verdict"])
+    return _binary(sample.get("metric_output"))
+
+
+def human_verdict(sample: Mapping[str, Any]) -> bool | None:
+    if _binary(sample.get("target")) is not None:
+        return _binary(sample["target"])
+    for prompt in (sample.get("prompts") or {}).values():
+        edited = prompt.get("edited_output") if isinstance(prompt, dict) else None
+        if isinstance(edited, dict) and _binary(edited.get("verdict")) is not None:
+            return _binary(edited["verdict"])
+    judge = judge_verdict(sample)
+    if sample.get("is_accepted") is False and judge is not None:
+        return not judge
+    return None
+
+
+def read(path: Path, doc: Mapping[str, Any]) -> Iterator[ImportItem | InputError]:
+    from .ragas import canonical_fields
+
+    number = 0
+    for metric, samples in doc.items():
+        for j, sample in enumerate(samples):
+            number += 1
+            where = f"{metric}[{j}]"
+            try:
+                inputs = sample.get("metric_input")
+                if not isinstance(inputs, dict):
+                    raise RecordError("metric_input", f"expected an object, got {kind(inputs)}")
+                if not isinstance(sample.get("prompts", {}), dict):
+                    raise RecordError("prompts", "expected an object")
+                data = {"id": str(number), **canonical_fields(inputs), "ragas_metric": metric}
+                output = finite(sample.get("metric_output"))
+                data["scores"] = {f"stored.{metric}": output}
+                record = parse_record(data)
+            except RecordError as err:
+                yield InputError(str(path), None, f"{where}.{err.field}".rstrip("."), err.message)
+                continue
+            judge, human = {}, {}
+            verdict = judge_verdict(sample)
+            if verdict is not None:
+                judge[LABEL] = {"*": verdict}
+            edited = human_verdict(sample)
+            if edited is not None and edited != verdict:
+                human[LABEL] = {"*": edited}
+            source = json.dumps(sample, ensure_ascii=False)
+            yield ImportItem(number, record, judge, human, source)
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, metrics: list[str]) -> int:
+    doc: dict[str, list[Any]] = {m: [] for m in metrics}
+    count = 0
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", "record has no ragas source")
+        sample = loads_source(item.source)
+        want = effective(item.judge, item.human).get(LABEL, {}).get("*")
+        expressed = human_verdict(sample)
+        judge = judge_verdict(sample)
+        if want is not None and want != (expressed if expressed is not None else judge):
+            patch(sample, bool(want), judge)
+        doc.setdefault(str(item.record.data.get("ragas_metric")), []).append(sample)
+        count += 1
+    out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    return count
+
+
+def patch(sample: dict[str, Any], want: bool, judge: bool | None) -> None:
+    """Record the reviewer's verdict the way ragas' annotation UI does."""
+    accepted = want == judge
+    sample["is_accepted"] = accepted
+    if "target" in sample:
+        sample["target"] = int(want)
+    for prompt in (sample.get("prompts") or {}).values():
+        if not isinstance(prompt, dict):
+            continue
+        if "is_accepted" in prompt:
+            prompt["is_accepted"] = accepted
+        output = prompt.get("prompt_output")
+        if accepted:
+            prompt["edited_output"] = None
+        elif isinstance(output, dict) and "verdict" in output:
+            prompt["edited_output"] = {**output, "verdict": int(want)}

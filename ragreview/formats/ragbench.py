@@ -1,0 +1,277 @@
+"""RAGBench rows (HF dataset ``rungalileo/ragbench``), one JSON object per line.
+
+Keys come with the rows and are kept verbatim; label lists may spell them with a
+trailing dot (``"0a."``). Adherence is read from ``unsupported_response_sentence_keys``
+(``fully_supported`` is null in most rows). Keys a label list names that the record
+does not have are left out of the judge layer but stay in the source; the raw list
+lengths (duplicates and unknown keys kept, as the shipped scores count them) are kept
+as ``scores["ragbench.relevant_listed"]`` / ``["ragbench.utilized_listed"]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.keys import normalize_key
+from ..core.labels import SUPPORT_TOKENS, effective
+from ..core.record import ImportItem, Record
+from .base import ExportRecord
+from .common import (
+    Draft,
+    changed,
+    dumps_source,
+    expect,
+    finish,
+    finite,
+    keyed_document,
+    keyed_response,
+    kind,
+    leading_ids,
+    loads_source,
+)
+from .jsonio import iter_lines
+from .scores import record_values
+
+NAME = "ragbench"
+SCORE_FIELDS = {
+    "relevance_score": "trace.relevance",
+    "utilization_score": "trace.utilization",
+    "completeness_score": "trace.completeness",
+    "adherence_score": "trace.adherence",
+}
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    return "documents_sentences" in obj or "all_relevant_sentence_keys" in obj
+
+
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    ids = leading_ids(path, text, "id")
+    return finish(path, _drafts(path, text), validate_labels=False, ids=ids, rename=source_field)
+
+
+def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+    number = 0
+    for line_no, line, obj in iter_lines(path, text):
+        number += 1
+        if isinstance(obj, InputError):
+            yield obj
+            continue
+        try:
+            yield draft(obj, line_no, number, line)
+        except RecordError as err:
+            yield InputError(str(path), line_no, err.field, err.message)
+
+
+_DOC_SENTENCES = re.compile(r"^documents\[(\d+)\]\.sentences")
+
+
+def source_field(field: str) -> str:
+    """The row's own name for a field of the canonical record (for error messages)."""
+    if field.startswith("response["):
+        return "response_sentences" + field[len("response") :]
+    return _DOC_SENTENCES.sub(r"documents_sentences[\1]", field)
+
+
+def _key_list(row: Mapping[str, Any], name: str) -> list[str]:
+    value = row.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
+        raise RecordError(name, f"expected a list of sentence keys, got {kind(value)}")
+    return value
+
+
+def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
+    if not isinstance(row, dict):
+        raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    if not sniff(row):
+        raise RecordError("", "not a RAGBench row (no documents_sentences or label lists)")
+    documents = []
+    if "documents_sentences" in row:
+        docs = expect(row, "documents_sentences", list)
+        for i, doc in enumerate(docs):
+            # the pairs themselves are checked once, by the canonical parser (see
+            # source_field for how its error is reported)
+            if type(doc) is not list:
+                raise RecordError(f"documents_sentences[{i}]", f"expected a list, got {kind(doc)}")
+            documents.append({"sentences": doc})
+    else:
+        for i, doc in enumerate(expect(row, "documents", list, optional=True) or []):
+            if not isinstance(doc, str):
+                raise RecordError(f"documents[{i}]", f"expected a string, got {kind(doc)}")
+            documents.append({"sentences": keyed_document(i, doc)})
+    if "response_sentences" in row:
+        response = expect(row, "response_sentences", list)
+    else:
+        response = keyed_response(expect(row, "response", str, optional=True) or "")
+
+    try:
+        doc_keys = {k for doc in documents for k, _ in doc["sentences"]}
+        response_keys = [k for k, _ in response]
+        if not set(map(type, doc_keys)) | set(map(type, response_keys)) <= {str}:
+            raise TypeError
+    except (TypeError, ValueError):  # a malformed pair: the canonical parser names it
+        doc_keys, response_keys = set(), []
+    judge: dict[str, dict[str, Any]] = {}
+    scores: dict[str, float | None] = {}
+    for field, label, counted in (
+        ("all_relevant_sentence_keys", "relevant", "ragbench.relevant_listed"),
+        ("all_utilized_sentence_keys", "utilized", "ragbench.utilized_listed"),
+    ):
+        if row.get(field) is not None:
+            keys = _key_list(row, field)
+            judge[label] = {n: True for k in keys if (n := _resolve(k, doc_keys)) is not None}
+            scores[counted] = len(keys)
+    if row.get("unsupported_response_sentence_keys") is not None:
+        unsupported = {
+            normalize_key(k) for k in _key_list(row, "unsupported_response_sentence_keys")
+        }
+        judge["supported"] = {k: normalize_key(k) not in unsupported for k in response_keys}
+    support = expect(row, "sentence_support_information", list, optional=True)
+    if support:
+        judge["support_keys"] = _support_keys(support, set(response_keys), doc_keys)
+    for field in SCORE_FIELDS:
+        if field in row:
+            value = row[field]
+            if value is not None and finite(value) is None:
+                raise RecordError(field, f"expected a number, got {kind(value)}")
+            scores["stored." + field] = finite(value)
+    data: dict[str, Any] = {"task": "trace"}
+    question = expect(row, "question", str, optional=True)
+    if question is not None:
+        data["question"] = question
+    for field in ("dataset_name", "generation_model_name"):  # for metrics --by
+        if isinstance(row.get(field), str):
+            data[field] = row[field]
+    data["documents"] = documents
+    data["response"] = response
+    data["scores"] = scores
+    return Draft(line_no, number, data, judge, line, row.get("id"))
+
+
+def _resolve(key: str, known: set[str]) -> str | None:
+    if key in known:
+        return key
+    norm = normalize_key(key)
+    return norm if norm in known else None
+
+
+def _support_keys(
+    support: list[Any], response_keys: set[str], doc_keys: set[str]
+) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for i, entry in enumerate(support):
+        rkey = entry.get("response_sentence_key") if type(entry) is dict else None
+        keys = entry.get("supporting_sentence_keys") if type(entry) is dict else None
+        if keys is None:
+            keys = []
+        if type(rkey) is not str or type(keys) is not list:
+            _support_error(i, entry, rkey)
+        if rkey not in response_keys:
+            rkey = _resolve(rkey, response_keys)
+            if rkey is None:
+                continue  # the judge named a response sentence the row does not have
+        if doc_keys.issuperset(keys) and len(set(keys)) == len(keys):
+            out[rkey] = list(keys)  # the common case: plain keys of the row
+            continue
+        resolved: list[str] = []
+        for k in keys:
+            if type(k) is not str:
+                raise RecordError(
+                    f"sentence_support_information[{i}].supporting_sentence_keys",
+                    "expected a list of keys",
+                )
+            n = k if k in SUPPORT_TOKENS else _resolve(k, doc_keys)
+            if n is not None and n not in resolved:
+                resolved.append(n)
+        out[rkey] = resolved
+    return out
+
+
+def _support_error(i: int, entry: Any, rkey: Any) -> NoReturn:
+    where = f"sentence_support_information[{i}]"
+    if not isinstance(entry, dict):
+        raise RecordError(where, f"expected an object, got {kind(entry)}")
+    if not isinstance(rkey, str):
+        raise RecordError(where + ".response_sentence_key", f"expected a string, got {kind(rkey)}")
+    raise RecordError(where + ".supporting_sentence_keys", "expected a list of keys")
+
+
+# -- writing back ------------------------------------------------------------------------
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    count = 0
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", "record has no RAGBench source")
+        if not changed(item.judge, item.human):
+            out.write(item.source.rstrip("\n"))
+        else:
+            row = loads_source(item.source)
+            patch(row, item.record, item.judge, effective(item.judge, item.human), settings)
+            out.write(dumps_source(row))
+        out.write("\n")
+        count += 1
+    return count
+
+
+def _true_keys(layer: Mapping[str, Mapping[str, Any]], name: str) -> set[str]:
+    return {k for k, v in layer.get(name, {}).items() if v}
+
+
+def rewrite_keys(original: list[str], wanted: set[str], order: list[str]) -> list[str]:
+    """The label list for ``wanted``: entries of ``original`` (verbatim, dots and all)
+    that are still wanted or name no key of the record, then added keys in record order."""
+    known = set(order)
+    kept, covered = [], set()
+    for raw in original:
+        n = _resolve(raw, known)
+        if n is None or n in wanted:
+            kept.append(raw)
+            if n is not None:
+                covered.add(n)
+    return kept + [k for k in order if k in wanted and k not in covered]
+
+
+def patch(
+    row: dict[str, Any],
+    record: Record,
+    judge: Mapping[str, Mapping[str, Any]],
+    eff: Mapping[str, Mapping[str, Any]],
+    settings: Mapping[str, Any],
+) -> None:
+    doc_order = [k for k, _ in record.doc_sentences]
+    for field, label in (
+        ("all_relevant_sentence_keys", "relevant"),
+        ("all_utilized_sentence_keys", "utilized"),
+    ):
+        wanted = _true_keys(eff, label)
+        if wanted != _true_keys(judge, label):
+            row[field] = rewrite_keys(row.get(field) or [], wanted, doc_order)
+    resp_order = [k for k, _ in record.response]
+    eff_sup, judge_sup = eff.get("supported", {}), judge.get("supported", {})
+    if any(eff_sup.get(k) != judge_sup.get(k) for k in resp_order):
+        unsupported = {k for k in resp_order if eff_sup.get(k) is False}
+        row["unsupported_response_sentence_keys"] = rewrite_keys(
+            row.get("unsupported_response_sentence_keys") or [], unsupported, resp_order
+        )
+    eff_keys, judge_keys = eff.get("support_keys", {}), judge.get("support_keys", {})
+    for entry in row.get("sentence_support_information") or []:
+        rkey = _resolve(str(entry.get("response_sentence_key")), set(resp_order))
+        if rkey is None:
+            continue
+        if eff_sup.get(rkey) != judge_sup.get(rkey):
+            entry["fully_supported"] = eff_sup.get(rkey)
+        if eff_keys.get(rkey) != judge_keys.get(rkey) and rkey in eff_keys:
+            entry["supporting_sentence_keys"] = list(eff_keys[rkey])
+    values = record_values(record, eff, settings, judge)
+    for field, metric in SCORE_FIELDS.items():
+        if field in row and values.get(metric) is not None:
+            value = values[metric]
+            row[field] = bool(value) if isinstance(row[field], bool) else value

@@ -1,0 +1,242 @@
+"""RGB (chen700564/RGB): its data files and the prediction files its scripts write.
+
+All are JSON Lines despite the ``.json`` name. Data files (``en.json``, ``*_int.json``
+with the ``asnwer1`` spelling, ``*_fact.json``, ``*_refine.json``) carry ``answer`` and
+document pools; prediction files (``evalue.py``) carry ``ans``, ``label``,
+``prediction``, ``docs``, ``noise_rate``, ``factlabel``; the judge scripts add
+``evaluation``. The task comes from the file name (``_fact``, ``_int``) or content,
+and ``noise_rate`` (1.0 is negative rejection).
+
+Judge labels: ``label`` ``[-1]`` is a rejection (its parts are then matched with RGB's
+``checkanswer``, which RGB itself skips), otherwise one match bit per answer part; ``factlabel`` is error detection. Where the judge scripts' ``evaluation`` is
+present it is the judge: "not addressed" (rejection files) and "has identified"/"Yes"
+(counterfactual files). A prediction without ``label`` is labelled with RGB's own
+rules; a data file without predictions has nothing to label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core import rgb_rules
+from ..core.errors import InputError, RecordError
+from ..core.keys import part_key
+from ..core.labels import effective
+from ..core.record import ImportItem
+from .base import ExportRecord
+from .common import (
+    Draft,
+    changed,
+    dumps_source,
+    expect,
+    finish,
+    keyed_document,
+    keyed_response,
+    kind,
+    leading_ids,
+    loads_source,
+)
+from .jsonio import iter_lines
+
+NAME = "rgb"
+
+# Canonical texts written back when a reviewer overrides a verdict of RGB's LLM judge:
+# the endings of the judge prompts' own demonstrations, which the scripts' rules read.
+ADDRESSED_TEXT = "Yes, the question is addressed by the documents."
+NOT_ADDRESSED_TEXT = "No, the question is not addressed by the documents."
+IDENTIFIED_TEXT = "Yes, the model has identified the factual errors."
+NOT_IDENTIFIED_TEXT = "NO, the model fail to identify the factual errors."
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    return "query" in obj and ("prediction" in obj or "positive" in obj or "negative" in obj)
+
+
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    return finish(path, _drafts(path, text), ids=leading_ids(path, text, "id"))
+
+
+def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+    number = 0
+    for line_no, line, obj in iter_lines(path, text):
+        number += 1
+        if isinstance(obj, InputError):
+            yield obj
+            continue
+        try:
+            yield draft(obj, path.name, line_no, number, line)
+        except RecordError as err:
+            yield InputError(str(path), line_no, err.field, err.message)
+
+
+def task_of(row: Mapping[str, Any], filename: str) -> str:
+    if "_fact" in filename or "fakeanswer" in row or "positive_wrong" in row:
+        return "rgb-counterfactual"
+    if "_int" in filename or "asnwer1" in row or "answer1" in row:
+        return "rgb-integration"
+    if row.get("noise_rate") == 1:
+        return "rgb-negative"
+    return "rgb-noise"
+
+
+def evaluation_kind(task: str, row: Mapping[str, Any]) -> str | None:
+    """Which LLM-judge script wrote ``evaluation``: 'fact' or 'reject' (or none)."""
+    if not isinstance(row.get("evaluation"), str):
+        return None
+    return "fact" if task == "rgb-counterfactual" else "reject"
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RecordError(where, f"expected a string or a list of strings, got {kind(value)}")
+    return value
+
+
+def _answer(row: Mapping[str, Any], name: str) -> list[list[str]]:
+    value = row.get(name)
+    if value is None:
+        return []
+    parts = rgb_rules.answer_parts(value)
+    for i, part in enumerate(parts):
+        if not all(isinstance(a, str) for a in part):
+            raise RecordError(f"{name}[{i}]", "expected a string or a list of strings")
+    return parts
+
+
+def draft(row: Any, filename: str, line_no: int, number: int, line: str) -> Draft:
+    if not isinstance(row, dict):
+        raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    question = expect(row, "query", str)
+    if not sniff(row):
+        raise RecordError("", "not an RGB record (expected prediction or positive/negative)")
+    task = task_of(row, filename)
+    answer_name = "ans" if "ans" in row else "answer"
+    parts = _answer(row, answer_name)
+    noise = expect(row, "noise_rate", (int, float), optional=True)
+    docs: list[tuple[str | None, str]] = []
+    if "docs" in row:
+        docs = [(None, d) for d in _strings(row["docs"], "docs")]
+    else:
+        for pool in ("positive", "positive_wrong", "negative"):
+            for i, item in enumerate(row.get(pool) or []):
+                # integration files hold one list of documents per answer part
+                texts = _strings(item, f"{pool}[{i}]")
+                docs.extend((pool, t) for t in texts)
+    documents = []
+    for i, (title, body) in enumerate(docs):
+        doc: dict[str, Any] = {"sentences": keyed_document(i, body)}
+        if title is not None:
+            doc["title"] = title
+        documents.append(doc)
+    data: dict[str, Any] = {"task": task, "question": question, "documents": documents}
+    prediction = expect(row, "prediction", str, optional=True)
+    if prediction is not None:
+        data["response"] = keyed_response(prediction)
+    data["answer_parts"] = parts
+    if row.get("fakeanswer") is not None:
+        data["counterfactual"] = _strings(row["fakeanswer"], "fakeanswer")
+    if noise is not None:
+        data["noise_rate"] = noise
+    judge = _judge(row, task, parts, prediction)
+    return Draft(line_no, number, data, judge, line, row.get("id"))
+
+
+def _judge(
+    row: Mapping[str, Any], task: str, parts: list[list[str]], prediction: str | None
+) -> dict[str, dict[str, Any]]:
+    if prediction is None:
+        return {}
+    if "label" in row:
+        bits = row["label"]
+        if not isinstance(bits, list) or not all(
+            isinstance(b, int) and not isinstance(b, bool) for b in bits
+        ):
+            raise RecordError("label", f"expected a list of 0/1 (or [-1]), got {kind(bits)}")
+    else:
+        bits = rgb_rules.label(prediction, parts)
+    judge: dict[str, dict[str, Any]] = {}
+    if bits == [-1]:
+        judge["rejected"] = {"*": True}
+        # RGB skips the answer check for a rejection; run it so that a reviewer who
+        # overturns the rejection starts from RGB's own match bits.
+        matched = rgb_rules.checkanswer(prediction, parts)
+        judge["part_matched"] = {part_key(i): bool(b) for i, b in enumerate(matched)}
+    else:
+        if len(bits) != len(parts) or any(b not in (0, 1) for b in bits):
+            raise RecordError(
+                "label", f"expected [-1] or {len(parts)} bits of 0/1 (one per answer part)"
+            )
+        judge["rejected"] = {"*": False}
+        judge["part_matched"] = {part_key(i): bool(b) for i, b in enumerate(bits)}
+    if "factlabel" in row:
+        fact = row["factlabel"]
+        if fact not in (0, 1) or isinstance(fact, bool):
+            raise RecordError("factlabel", f"expected 0 or 1, got {kind(fact)}")
+        judge["error_detected"] = {"*": bool(fact)}
+    else:
+        judge["error_detected"] = {"*": rgb_rules.flags_error(prediction)}
+    evaluation = row.get("evaluation")
+    which = evaluation_kind(task, row)
+    if which == "reject":
+        judge["rejected"] = {"*": rgb_rules.judge_says_not_addressed(evaluation)}  # type: ignore[arg-type]
+    elif which == "fact":
+        judge["error_detected"] = {"*": rgb_rules.judge_says_identified(evaluation)}  # type: ignore[arg-type]
+    return judge
+
+
+# -- writing back ------------------------------------------------------------------------
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    count = 0
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", "record has no RGB source")
+        if not changed(item.judge, item.human):
+            out.write(item.source.rstrip("\n"))
+        else:
+            row = loads_source(item.source)
+            patch(row, item.record.task or "", item.judge, effective(item.judge, item.human))
+            out.write(dumps_source(row))
+        out.write("\n")
+        count += 1
+    return count
+
+
+def patch(
+    row: dict[str, Any],
+    task: str,
+    judge: Mapping[str, Mapping[str, Any]],
+    eff: Mapping[str, Mapping[str, Any]],
+) -> None:
+    def value(layer: Mapping[str, Mapping[str, Any]], name: str, target: str = "*") -> Any:
+        return layer.get(name, {}).get(target)
+
+    which = evaluation_kind(task, row)
+    parts = rgb_rules.answer_parts(row.get("ans", row.get("answer")))
+    part_keys = [part_key(i) for i in range(len(parts))]
+    bits_changed = any(
+        value(eff, "part_matched", k) != value(judge, "part_matched", k) for k in part_keys
+    )
+    rejected = bool(value(eff, "rejected"))
+    if which == "reject":
+        if rejected != bool(value(judge, "rejected")):
+            row["evaluation"] = NOT_ADDRESSED_TEXT if rejected else ADDRESSED_TEXT
+        rejected_in_label = row.get("label") == [-1] and not bits_changed
+    else:
+        rejected_in_label = rejected
+    if "label" in row or "prediction" in row:
+        if rejected_in_label:
+            row["label"] = [-1]
+        elif bits_changed or rejected != bool(value(judge, "rejected")):
+            row["label"] = [int(bool(value(eff, "part_matched", k))) for k in part_keys]
+    detected = bool(value(eff, "error_detected"))
+    if detected != bool(value(judge, "error_detected")):
+        if which == "fact":
+            row["evaluation"] = IDENTIFIED_TEXT if detected else NOT_IDENTIFIED_TEXT
+        else:
+            row["factlabel"] = int(detected)

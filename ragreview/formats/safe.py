@@ -1,0 +1,226 @@
+"""SAFE result JSON (google-deepmind/long-form-factuality ``results/*-SAFE.json``).
+
+One document: run configuration, ``per_prompt_data`` and the aggregates. Each prompt
+with ``side1_posthoc_eval_data`` / ``side2_posthoc_eval_data`` is a record (id: the
+prompt's index, or ``"<index>/side<n>"`` when both sides were evaluated); its facts
+are the ``checked_statements`` in order with ``annotation`` Supported / Not Supported /
+Irrelevant as the judge's S / NS / IR. The whole document is kept as the dataset's
+source document; writing back patches the annotations, the per-prompt counts and
+``f1_<K>`` and the top-level ``side<n>_avg_*`` / ``side<n>_std_*`` (mean and population
+standard deviation, as SAFE computes them) from the effective labels.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.keys import fact_key
+from ..core.labels import effective
+from ..core.record import ImportItem
+from .base import ExportRecord
+from .common import Draft, changed, finish, finite, keyed_response, kind
+from .jsonio import load_document
+from .scores import record_values
+
+NAME = "safe"
+WHOLE_FILE = True
+ANNOTATIONS = {"supported": "S", "not supported": "NS", "irrelevant": "IR"}
+LABEL_TEXT = {"S": "Supported", "NS": "Not Supported", "IR": "Irrelevant"}
+COUNT_FIELDS = {"S": "Supported", "NS": "Not Supported", "IR": "Irrelevant"}
+SIDES = ("side1", "side2")
+DEFAULT_MAX_CLAIMS = 100  # SAFE's f1_-1 means its default K
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    return "per_prompt_data" in obj or "checked_statements" in obj
+
+
+def _document(path: Path, text: str | None) -> dict[str, Any]:
+    doc = load_document(path, text)
+    if not isinstance(doc, dict):
+        raise InputError(str(path), 1, None, f"expected a SAFE result object, got {kind(doc)}")
+    if "per_prompt_data" not in doc and "checked_statements" in doc:
+        return {"per_prompt_data": [{"side2_posthoc_eval_data": doc}]}  # one bare eval dict
+    if not isinstance(doc.get("per_prompt_data"), list):
+        raise InputError(str(path), 1, "per_prompt_data", "expected a list")
+    return doc
+
+
+def document(path: Path, text: str | None = None) -> str:
+    """The source document kept for writing back (as read: a bare eval dict stays bare)."""
+    return json.dumps(load_document(path, text), ensure_ascii=False)
+
+
+def _sides(prompts: list[Any]) -> list[str]:
+    return [
+        s
+        for s in SIDES
+        if any(
+            isinstance(p, dict) and isinstance(p.get(f"{s}_posthoc_eval_data"), dict)
+            for p in prompts
+        )
+    ]
+
+
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    try:
+        doc = _document(path, text)
+    except InputError as err:
+        return iter([err])
+    return finish(path, _drafts(path, doc))
+
+
+def _drafts(path: Path, doc: Mapping[str, Any]) -> Iterator[Draft | InputError]:
+    prompts = doc["per_prompt_data"]
+    sides = _sides(prompts)
+    number = 0
+    for index, entry in enumerate(prompts):
+        for side in sides:
+            field = f"{side}_posthoc_eval_data"
+            if not isinstance(entry, dict) or not isinstance(entry.get(field), dict):
+                continue
+            number += 1
+            sid = str(index) if len(sides) == 1 else f"{index}/{side}"
+            try:
+                yield draft(entry[field], index, side, number, sid)
+            except RecordError as err:
+                where = f"per_prompt_data[{index}].{field}.{err.field}".rstrip(".")
+                yield InputError(str(path), None, where, err.message)
+
+
+def draft(ev: Mapping[str, Any], index: int, side: str, number: int, sid: str) -> Draft:
+    data: dict[str, Any] = {"task": "longform", "safe": {"prompt": index, "side": side}}
+    if isinstance(ev.get("prompt"), str):
+        data["question"] = ev["prompt"]
+    pairs = ev.get("sentences_and_atomic_facts")
+    if isinstance(pairs, list) and all(
+        isinstance(p, list) and p and isinstance(p[0], str) for p in pairs
+    ):
+        response = [[_letters(i), p[0]] for i, p in enumerate(pairs)]
+    else:
+        response = keyed_response(ev.get("response") or "")
+    by_text: dict[str, str] = {}
+    for key, sentence in response:
+        by_text.setdefault(sentence, key)
+    statements = ev.get("checked_statements") or []
+    if not isinstance(statements, list):
+        raise RecordError("checked_statements", f"expected a list, got {kind(statements)}")
+    facts, labels = [], {}
+    for i, st in enumerate(statements):
+        where = f"checked_statements[{i}]"
+        if not isinstance(st, dict):
+            raise RecordError(where, f"expected an object, got {kind(st)}")
+        text = st.get("atomic_fact")
+        if not isinstance(text, str):
+            raise RecordError(where + ".atomic_fact", f"expected a string, got {kind(text)}")
+        annotation = st.get("annotation")
+        label = ANNOTATIONS.get(annotation.lower()) if isinstance(annotation, str) else None
+        if label is None:
+            raise RecordError(
+                where + ".annotation",
+                f"expected Supported, Not Supported or Irrelevant, got {json.dumps(annotation)}",
+            )
+        key = fact_key(i)
+        facts.append([key, text, by_text.get(str(st.get("sentence")))])
+        labels[key] = label
+    data["response"] = response
+    data["facts"] = facts
+    data["scores"] = {
+        f"stored.{name}": finite(value)
+        for name, value in ev.items()
+        if name in ("num_claims", *COUNT_FIELDS.values()) or name.startswith("f1_")
+    }
+    judge = {"fact": labels} if labels else {}
+    return Draft(number, number, data, judge, json.dumps(ev, ensure_ascii=False), sid)
+
+
+def _letters(i: int) -> str:
+    from ..core.keys import letters
+
+    return letters(i)
+
+
+# -- writing back ------------------------------------------------------------------------
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    text = settings.get("source.document")
+    if not text:
+        raise InputError("safe", None, None, "the SAFE result document was not stored at import")
+    original = json.loads(text)
+    bare = "per_prompt_data" not in original
+    doc = {"per_prompt_data": [{"side2_posthoc_eval_data": original}]} if bare else original
+    prompts = doc["per_prompt_data"]
+    count, touched, exported = 0, False, set()
+    for item in items:
+        count += 1
+        where = item.record.data.get("safe") or {}
+        index, side = int(where.get("prompt", -1)), where.get("side")
+        exported.add(index)
+        if not changed(item.judge, item.human):
+            continue
+        touched = True
+        ev = prompts[index][f"{side}_posthoc_eval_data"]
+        patch(ev, item, effective(item.judge, item.human), settings)
+    if settings.get("export.subset"):
+        doc["per_prompt_data"] = [p for i, p in enumerate(prompts) if i in exported]
+    if touched or settings.get("export.subset"):
+        aggregate(doc)
+    out.write(json.dumps(original if bare else doc, ensure_ascii=False, indent=2))
+    out.write("\n")
+    return count
+
+
+def patch(
+    ev: dict[str, Any],
+    item: ExportRecord,
+    eff: Mapping[str, Mapping[str, Any]],
+    settings: Mapping[str, Any],
+) -> None:
+    labels = eff.get("fact", {})
+    for i, st in enumerate(ev.get("checked_statements") or []):
+        label = labels.get(fact_key(i))
+        if label is not None and ANNOTATIONS.get(str(st.get("annotation")).lower()) != label:
+            st["annotation"] = LABEL_TEXT[label]
+    values = list(labels.get(fact_key(i)) for i in range(len(item.record.facts)))
+    for label, field in COUNT_FIELDS.items():
+        if field in ev:
+            ev[field] = values.count(label)
+    for name in [n for n in ev if n.startswith("f1_")]:
+        try:
+            k = int(name[3:])
+        except ValueError:
+            continue
+        k = DEFAULT_MAX_CLAIMS if k <= 0 else k
+        metrics = record_values(item.record, eff, {**settings, "longform.k": k}, item.judge)
+        f1 = metrics.get("longform.f1_at_k")
+        if f1 is not None:
+            ev[name] = f1
+
+
+def aggregate(doc: dict[str, Any]) -> None:
+    """SAFE's ``add_aggregation``: mean and population std over prompts of every numeric
+    field, for the ``side<n>_avg_*`` / ``side<n>_std_*`` keys the document has."""
+    prompts = doc["per_prompt_data"]
+    for key in list(doc):
+        for side in SIDES:
+            for stat in ("avg", "std"):
+                prefix = f"{side}_{stat}_"
+                if not key.startswith(prefix):
+                    continue
+                metric = key[len(prefix) :]
+                values = [
+                    p[f"{side}_posthoc_eval_data"][metric]
+                    for p in prompts
+                    if isinstance(p.get(f"{side}_posthoc_eval_data"), dict)
+                    and isinstance(p[f"{side}_posthoc_eval_data"].get(metric), (int, float))
+                ]
+                if values:
+                    doc[key] = (
+                        statistics.fmean(values) if stat == "avg" else statistics.pstdev(values)
+                    )

@@ -1,0 +1,48 @@
+"""Shared paths and helpers for the format tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from ragreview.cli import cli
+from ragreview.core.labels import CATALOGUE
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "fixtures"
+HANDWRITTEN = FIXTURES / "handwritten"
+SHARED_RGB = REPO.parent / "shared" / "fixtures" / "rgb"
+
+
+def run(*args: Any) -> Result:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    return result
+
+
+def load_values(path: Path) -> list[Any]:
+    """A file's JSON values: the document of a whole-file JSON, else one per line."""
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        return [json.loads(text)]
+    except ValueError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def canonical(value: Any) -> str:
+    """Comparable text of JSON values (NaN-safe, key order ignored)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def meaningful(layer: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A label layer without entries that only restate the catalogue default (an absent
+    ``relevant`` is false), so layers from different routes compare equal."""
+    out = {}
+    for name, targets in layer.items():
+        default = CATALOGUE[name].default
+        kept = {t: v for t, v in targets.items() if not (default is not None and v == default)}
+        if kept:
+            out[name] = kept
+    return out
