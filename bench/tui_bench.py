@@ -282,7 +282,13 @@ def main() -> None:
     run_child("first", str(db_path))
     bare = min((run_child("first", str(db_path), "bare") for _ in range(3)), key=_first)
     app = min((run_child("first", str(db_path)) for _ in range(3)), key=_first)
-    keys = run_child("keys", str(db_path), str(args.presses))
+    # The machine is shared: a few stalled fsyncs can move one run's p99, so report the
+    # run with the median p99 of three, and the worst.
+    runs = sorted(
+        (run_child("keys", str(db_path), str(args.presses)) for _ in range(3)),
+        key=lambda r: r["painted_p99_ms"],
+    )
+    keys, worst = runs[1], runs[2]
     bare_keys = run_child("bare-keys", str(db_path), str(args.presses))
 
     print(f"records: {args.records:,}  db: {db_path} ({db_path.stat().st_size / 1e6:.0f} MB)")
@@ -296,7 +302,8 @@ def main() -> None:
         f"key sent → label committed + metrics panel updated: median "
         f"{keys['updated_median_ms']:.1f} ms, p99 {keys['updated_p99_ms']:.1f} ms; "
         f"→ panel repainted: median {keys['painted_median_ms']:.1f} ms, "
-        f"p99 {keys['painted_p99_ms']:.1f} ms   target p99 <= 50 ms"
+        f"p99 {keys['painted_p99_ms']:.1f} ms   target p99 <= 50 ms  (median of 3 runs; "
+        f"worst run p99 {worst['updated_p99_ms']:.1f} / {worst['painted_p99_ms']:.1f} ms)"
     )
     print(
         f"keypress round trip via Pilot: median {keys['press_median_ms']:.1f} ms, "
