@@ -8,10 +8,8 @@ from pathlib import Path
 import click
 
 from .. import formats
-from ..formats import csv_export
+from ..services import export
 from ..store import open_database
-from ..store import records as store_records
-from ..store import settings as store_settings
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option
@@ -70,7 +68,7 @@ def import_cmd(
 @click.option(
     "--as",
     "as_",
-    type=click.Choice(["source", "ragreview", "csv"]),
+    type=click.Choice(export.AS_CHOICES),
     default="source",
     show_default=True,
     help="Output format.",
@@ -84,35 +82,8 @@ def export_cmd(
     """Write the corrected records out."""
     with user_errors():
         opened = open_target(path, db, dataset)
-        fmt = as_
-        if as_ == "source":
-            fmt = next(
-                d["format"]
-                for d in store_records.datasets(opened.db)
-                if d["name"] == opened.dataset
-            )
-        if fmt == "csv":
-            writer = csv_export.write
-        elif fmt in formats.REGISTRY:
-            writer = formats.adapter(fmt).write
-        else:
-            raise click.ClickException(f"export as {fmt!r} is not supported")
-        config = store_settings.get_all(opened.db, opened.dataset)
-        # what the writers need beyond the settings (whole-file formats, subsets)
-        writer_config = {
-            **config,
-            "source.document": store_records.source_document(opened.db, opened.dataset),
-            "export.subset": reviewed_only,
-        }
-        status = "reviewed" if reviewed_only else None
-        total = opened.db.conn.execute(
-            "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
-        ).fetchone()[0]
-        items = store_records.iterate(opened.db, opened.dataset, status=status)
-        if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
-            from ..store.review_queries import with_gold_metadata
-
-            items = with_gold_metadata(items, config)
+        fmt = export.resolve_format(opened.db, opened.dataset, as_)
+        total = export.total(opened.db, opened.dataset)
         try:
             out = (
                 sys.stdout
@@ -123,13 +94,14 @@ def export_cmd(
             raise click.ClickException(f"{out_path}: cannot write: {err.strerror}") from None
         try:
             with progress(f"exporting {opened.dataset}", total) as advance:
-
-                def counted():
-                    for item in items:
-                        advance(1)
-                        yield item
-
-                count = writer(counted(), out, writer_config)
+                count = export.write(
+                    opened.db,
+                    opened.dataset,
+                    fmt,
+                    out,
+                    reviewed_only=reviewed_only,
+                    on_record=lambda: advance(1),
+                )
         finally:
             if out is not sys.stdout:
                 out.close()

@@ -281,7 +281,8 @@ ACTIONS: tuple[ReviewAction, ...] = (
         "export",
         "data",
         "Export",
-        "Write the dataset with your labels to <dataset>.reviewed.jsonl beside the DB.",
+        "Write the dataset with your labels, in its source format, to "
+        "<dataset>.reviewed.<ext> beside the DB (in the background).",
     ),
     ReviewAction(
         "quit",

@@ -329,9 +329,16 @@ class ReviewScreen(Screen[None]):
         self.refresh_record(rows=True)
 
     def action_export(self) -> None:
+        """Write the dataset in its source format beside the DB, off the UI thread."""
+        from ...services import export
+
         path = browse.database_path(self.review.db)
-        out = Path(path).with_name(f"{self.review.dataset}.reviewed.jsonl")
-        self.notify(f"exporting to {out.name}…")
+        if not path:
+            self.notify("export needs a database file", severity="error")
+            return
+        suffix = export.source_suffix(self.review.db, self.review.dataset)
+        out = export.reviewed_path(path, self.review.dataset, suffix)
+        self.notify(f"exporting to {out}…")
         self._export(path, out)
 
     @work(thread=True, exclusive=True, group="search")
@@ -347,15 +354,16 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="export")
     def _export(self, db_path: str, out: Path) -> None:
+        from ...services import export
         from ...store import open_database
-        from ..export import export_dataset
 
-        db = open_database(db_path)
+        db = open_database(db_path)  # its own connection: the UI keeps labelling meanwhile
         try:
-            count = export_dataset(db, self.review.dataset, out)
+            fmt = export.resolve_format(db, self.review.dataset, "source")
+            count = export.write_file(db, self.review.dataset, fmt, out)
         finally:
             db.conn.close()
-        self.app.call_from_thread(self.notify, f"wrote {count} records to {out}")
+        self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
