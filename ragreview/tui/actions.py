@@ -97,6 +97,16 @@ ACTIONS: tuple[ReviewAction, ...] = (
         "Atomic fact: S supported, NS not supported, IR irrelevant.",
     ),
     ReviewAction(
+        "toggle-context-useful",
+        "c",
+        "c",
+        "label('context')",
+        "label",
+        "Toggle context useful",
+        "The retrieved context (document) the cursor is in is useful (ragas context "
+        "precision; C on each of its sentences).",
+    ),
+    ReviewAction(
         "toggle-rejected",
         "x",
         "x",
@@ -124,6 +134,15 @@ ACTIONS: tuple[ReviewAction, ...] = (
         "'I don't know' verdict: 0 no, 0.5 partial, 1 yes (MT-RAG).",
     ),
     ReviewAction(
+        "cycle-underspecified",
+        "U",
+        "U",
+        "verdict('underspecified')",
+        "label",
+        "Cycle underspecified",
+        "Underspecified-question verdict: 0 no, 0.5 unsure, 1 yes (MT-RAG).",
+    ),
+    ReviewAction(
         "cycle-answerability",
         "a",
         "a",
@@ -131,6 +150,15 @@ ACTIONS: tuple[ReviewAction, ...] = (
         "label",
         "Cycle answerability",
         "Gold answerability: ANSWERABLE, UNANSWERABLE, PARTIAL, CONVERSATIONAL, UNDERSPECIFIED.",
+    ),
+    ReviewAction(
+        "set-rating",
+        "g",
+        "g",
+        "rating",
+        "label",
+        "Set rating",
+        "RAD-Bench rating of the response, 1–10 (MT-RAG); empty goes back to the judge's.",
     ),
     ReviewAction(
         "revert-label",

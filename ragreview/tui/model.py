@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.keys import context_key
 from ..core.label_items import applies, task_family
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
@@ -34,10 +35,11 @@ ITEM_KEYS: dict[str, dict[str, str]] = {
         "part": "part_matched",
     },
     "fact": {"fact": "fact"},
+    "context": {"doc": "context_useful"},  # the whole context the sentence is in
 }
 # Labels an item of each kind carries (shown on its row, reverted by backspace).
 ITEM_LABELS: dict[str, tuple[str, ...]] = {
-    "doc": ("relevant", "utilized"),
+    "doc": ("relevant", "utilized", "context_useful"),
     "response": ("supported", "support_keys"),
     "fact": ("fact",),
     "statement": ("statement",),
@@ -63,6 +65,14 @@ class Item:
     text: str
     section: str  # heading the item is shown under
     extra: str | None = None  # e.g. the response sentence a fact came from
+    doc: int | None = None  # index of the document a document sentence belongs to
+
+    def target(self, name: str) -> str:
+        """The label's target for this item: the sentence key, or for a context-level
+        label (ragas ``context_useful``) the key ``c<i>`` of the sentence's document."""
+        if CATALOGUE[name].target == "context" and self.doc is not None:
+            return context_key(self.doc)
+        return self.key
 
 
 def items_of(rec: Record) -> list[Item]:
@@ -70,7 +80,7 @@ def items_of(rec: Record) -> list[Item]:
     out: list[Item] = []
     for i, doc in enumerate(rec.documents):
         section = f"doc {i}" + (f" · {doc.title}" if doc.title else "")
-        out.extend(Item("doc", k, t, section) for k, t in doc.sentences)
+        out.extend(Item("doc", k, t, section, doc=i) for k, t in doc.sentences)
     out.extend(Item("response", k, t, "response") for k, t in rec.response)
     out.extend(
         Item("part", f"p{i}", " | ".join(p), "answer parts") for i, p in enumerate(rec.answer_parts)
@@ -167,12 +177,13 @@ class Review:
         record's documents until someone labels them)."""
         assert self.stored is not None
         rec, layers = self.stored.record, (self.stored.judge, self.stored.human)
-        # Nothing says what the record is (no known task, no labels yet): show them all.
+        # Nothing says what the record is (no known task, no labels yet): show them all,
+        # but a ragas context verdict (repeated on each of its sentences) only on ragas.
         unknown = task_family(rec.task) is None and not any(layers)
         return [
-            self.mark(name, item.key)
+            self.mark(name, item.target(name))
             for name in ITEM_LABELS[item.kind]
-            if unknown or applies(rec, name, layers)
+            if (unknown and name != "context_useful") or applies(rec, name, layers)
         ]
 
     def verdicts(self) -> list[Mark]:
@@ -223,9 +234,9 @@ class Review:
         """Drop the human labels of an item (or of the record's verdicts when None)."""
         assert self.stored is not None
         names = ITEM_LABELS[item.kind] if item else VERDICTS
-        target = item.key if item else "*"
         done = 0
         for name in names:
+            target = item.target(name) if item else "*"
             if target in self.stored.human.get(name, {}):
                 done += self.set(name, target, None) is not None
         return done

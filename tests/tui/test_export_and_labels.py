@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from click.testing import CliRunner
 
 from ragreview.cli import cli
+from ragreview.tui.screens.prompt import PromptScreen
+from ragreview.tui.widgets.metrics_panel import MetricsPanel
+from ragreview.tui.widgets.verdict_bar import VerdictBar
 
-from .conftest import REPO, make_app, opened
+from .conftest import REPO, human, make_app, opened, text_of, write_records
 
 RGB = REPO / "fixtures" / "handwritten" / "rgb"
 RGB_REJECT = RGB / "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0.json"
@@ -43,3 +47,85 @@ async def test_export_writes_the_source_format_beside_the_db_like_the_cli(tmp_pa
     result = CliRunner().invoke(cli, ["export", str(o.target.db_path), "--out", str(cli_out)])
     assert result.exit_code == 0, result.output
     assert cli_out.read_bytes() == out.read_bytes()
+
+
+RAGAS = {
+    "id": "rg-1",
+    "task": "ragas",
+    "question": "Where is the tower?",
+    "documents": [
+        {"sentences": [["0a", "The tower is in Paris."], ["0b", "It is tall."]]},
+        {"sentences": [["1a", "Lyon has a cathedral."]]},
+    ],
+    "response": [["a", "In Paris."]],
+    "labels": {"judge": {"context_useful": {"c0": True, "c1": False}}},
+}
+MTRAG = {
+    "id": "mt-1",
+    "task": "mtrag",
+    "question": "Who won?",
+    "answerability": "ANSWERABLE",
+    "response": [["a", "Nobody knows."]],
+    "labels": {"judge": {"idk": {"*": 0}, "underspecified": {"*": 0}, "rb_llm_rating": {"*": 4}}},
+}
+
+
+async def test_c_toggles_the_context_of_the_sentence_and_moves_context_precision(tmp_path):
+    o = opened(write_records(tmp_path, [RAGAS]))
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(MetricsPanel)
+        assert panel.values["record"]["ragas.context_precision"] == pytest.approx((1.0, 1.0))
+        rows = app.screen.sentences.rows
+        assert [r.marks[0].value for r in rows[:3]] == [True, True, False]
+        assert "0a C" in text_of(rows[0]) and "1a ·" in text_of(rows[2])
+        await pilot.press("j", "c")  # cursor on 0b: the whole of context c0
+        await pilot.pause()
+        assert human(o) == {("rg-1", "context_useful", "c0"): False}
+        assert "0a ·" in text_of(rows[0]) and "0b ·" in text_of(rows[1])
+        assert rows[0].has_class("-disagree") and rows[1].has_class("-disagree")
+        assert panel.values["record"]["ragas.context_precision"] == pytest.approx((1.0, 0.0))
+        await pilot.press("j", "c")  # 1a: context c1 becomes useful
+        await pilot.pause()
+        assert human(o)[("rg-1", "context_useful", "c1")] is True
+        # [0, 1]: precision@2 = 1/2 on the only useful context
+        assert panel.values["record"]["ragas.context_precision"][1] == pytest.approx(0.5)
+        await pilot.press("backspace")  # reverts c1 only
+        await pilot.pause()
+        assert human(o) == {("rg-1", "context_useful", "c0"): False}
+        assert "1a ·" in text_of(rows[2]) and not rows[2].has_class("-overridden")
+        await pilot.press("j", "c")  # on a response sentence: refused, nothing written
+        await pilot.pause()
+        assert human(o) == {("rg-1", "context_useful", "c0"): False}
+
+
+async def test_shift_u_cycles_underspecified_and_g_sets_the_rating(tmp_path):
+    o = opened(write_records(tmp_path, [MTRAG]))
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(VerdictBar)
+        panel = app.screen.query_one(MetricsPanel)
+        assert "underspecified 0" in text_of(bar) and "rating 4" in text_of(bar)
+        assert panel.values["record"]["mtrag.rb_llm"] == pytest.approx((0.4, 0.4))
+        await pilot.press("U")
+        await pilot.pause()
+        assert human(o) == {("mt-1", "underspecified", "*"): 0.5}
+        assert "underspecified 0.5 (judge 0)" in text_of(bar)
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("backspace", "7", "enter")
+        await pilot.pause()
+        assert human(o)[("mt-1", "rb_llm_rating", "*")] == 7
+        assert "rating 7 (judge 4)" in text_of(bar)
+        assert panel.values["record"]["mtrag.rb_llm"] == pytest.approx((0.4, 0.7))
+        await pilot.press("g", "backspace", "1", "1", "enter")  # out of range: refused
+        await pilot.pause()
+        assert human(o)[("mt-1", "rb_llm_rating", "*")] == 7
+        assert any("1 to 10" in n.message for n in app._notifications)
+        await pilot.press("g", "backspace", "enter")  # empty: back to the judge's
+        await pilot.pause()
+        assert ("mt-1", "rb_llm_rating", "*") not in human(o)
+        assert "rating 4" in text_of(bar) and "judge" not in text_of(bar).split("rating")[1]

@@ -16,6 +16,7 @@ from ..actions import ACTIONS
 MARKS = (
     ("R U", "relevant / utilized document sentence (· = not)"),
     ("✓ ✗ ?", "supported / not supported / no label"),
+    ("C · ?", "the sentence's whole context is useful / not / no verdict (ragas)"),
     ("← 0a 0b", "supporting document sentences of a response sentence"),
     ("≠", "your label differs from the judge's (reverse video)"),
     ("bold", "a label you set that agrees with the judge"),

@@ -133,11 +133,46 @@ class ReviewScreen(Screen[None]):
             kinds = ", ".join(KIND_NAMES[k] for k in ITEM_KEYS[which])
             self.notify(f"{which} applies to {kinds}", severity="warning")
             return
-        self._commit(lambda: self.review.cycle(name, item.key), self.sentences.cursor)
+        target = item.target(name)
+        # A context-level label shows on every sentence of its document: redraw them all.
+        index = None if target != item.key else self.sentences.cursor
+        self._commit(lambda: self.review.cycle(name, target), index)
+        if index is None:
+            self.sentences.refresh_marks(self.review)
 
     def action_verdict(self, name: str) -> None:
         if self.review.stored is not None:
             self._commit(lambda: self.review.cycle(name, "*"), None)
+
+    def action_rating(self) -> None:
+        """Prompt for the RAD-Bench rating (1–10); empty drops yours (the judge's shows)."""
+        if self.review.stored is None:
+            return
+        current = self.review.mark("rb_llm_rating", "*").value
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            text = text.strip()
+            if not text:
+                self._commit(lambda: self.review.set("rb_llm_rating", "*", None), None)
+                return
+            try:
+                number = float(text)
+            except ValueError:
+                self.notify(f"rating: not a number: {text!r}", severity="error")
+                return
+            value = int(number) if number.is_integer() else number
+            self._commit(lambda: self.review.set("rb_llm_rating", "*", value), None)
+
+        self.app.push_screen(
+            PromptScreen(
+                f"Rating of {self.review.stored.id}",
+                "" if current is None else str(current),
+                "a number from 1 to 10; empty: back to the judge's",
+            ),
+            done,
+        )
 
     def action_revert(self) -> None:
         if self.review.stored is None:

@@ -113,6 +113,8 @@ class ItemRow(Widget):
 def _glyph(mark: Mark) -> str:
     if mark.name in LETTERS:
         return LETTERS[mark.name] if mark.value else "·"
+    if mark.name == "context_useful":  # no default: "no verdict" differs from "not useful"
+        return {True: "C", False: "·"}.get(mark.value, "?")
     if mark.name == "fact":
         return f"{mark.value or '?':<2}"
     return BOOL_GLYPH.get(mark.value, "?")
