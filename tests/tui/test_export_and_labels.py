@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from ragreview.cli import cli
 from ragreview.tui.screens.prompt import PromptScreen
-from ragreview.tui.widgets.metrics_panel import MetricsPanel
+from ragreview.tui.widgets.metrics_panel import MetricsBox, MetricsPanel
 from ragreview.tui.widgets.verdict_bar import VerdictBar
 
 from .conftest import REPO, human, make_app, opened, text_of, write_records
@@ -129,3 +129,42 @@ async def test_shift_u_cycles_underspecified_and_g_sets_the_rating(tmp_path):
         await pilot.pause()
         assert ("mt-1", "rb_llm_rating", "*") not in human(o)
         assert "rating 4" in text_of(bar) and "judge" not in text_of(bar).split("rating")[1]
+
+
+async def test_metrics_panel_scrolls_by_key_and_grows_with_the_terminal(tmp_path):
+    o = opened(write_records(tmp_path, [MTRAG]))
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one(MetricsBox)
+        panel = app.screen.query_one(MetricsPanel)
+        lines = text_of(panel).splitlines()  # every row, heading first
+        assert len(lines) == len(panel.values["record"]) + 1 > 10
+        assert box.outer_size.height == 10 and box.scroll_y == 0
+        visible = box.scrollable_content_region.height  # 9: the border takes a line
+
+        def bottom_line() -> str:
+            return lines[int(box.scroll_y) + visible - 1]
+
+        await pilot.press("right_curly_bracket")
+        await pilot.pause()
+        assert box.scroll_y == 3
+        await pilot.press("right_curly_bracket", "right_curly_bracket")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y == len(lines) - visible  # stops at the end
+        assert bottom_line().split()[0] == "rouge_l"  # the last metric is now on screen
+        await pilot.press("left_curly_bracket", "left_curly_bracket", "left_curly_bracket")
+        await pilot.pause()
+        assert box.scroll_y == 0
+        await pilot.press("M")  # expanded: two thirds of 24 lines, everything fits
+        await pilot.pause()
+        assert box.outer_size.height == len(lines) + 1 and box.max_scroll_y == 0
+        assert app.screen.sentences.size.height > 0
+        await pilot.press("M")
+        await pilot.pause()
+        assert box.outer_size.height == 10
+    app = make_app(o)
+    async with app.run_test(size=(120, 60)) as pilot:  # a third of 60 lines
+        await pilot.pause()
+        box = app.screen.query_one(MetricsBox)
+        assert box.outer_size.height == min(len(lines) + 1, 20)

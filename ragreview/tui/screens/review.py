@@ -12,7 +12,7 @@ from array import array
 from dataclasses import replace
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -23,7 +23,7 @@ from ...store import browse
 from .. import actions
 from ..model import ITEM_KEYS, Review
 from ..widgets.header import ReviewHeader
-from ..widgets.metrics_panel import MetricsPanel
+from ..widgets.metrics_panel import MetricsBox, MetricsPanel
 from ..widgets.record_list import RecordList
 from ..widgets.sentence_list import SentenceList
 from ..widgets.verdict_bar import VerdictBar
@@ -54,7 +54,7 @@ class ReviewScreen(Screen[None]):
             with Vertical(id="record"):
                 yield VerdictBar(id="verdicts")
                 yield SentenceList(id="sentences")
-                yield MetricsPanel(id="metrics")
+                yield MetricsBox(id="metrics-box")
         yield Footer()
 
     @property
@@ -65,7 +65,11 @@ class ReviewScreen(Screen[None]):
     def sentences(self) -> SentenceList:
         return self.query_one(SentenceList)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one(MetricsBox).fit(event.size.height)
+
     def on_mount(self) -> None:
+        self.query_one(MetricsBox).fit(self.app.size.height)
         self.records.load()
         first = browse.first_unreviewed(self.review.db, self.review.dataset)
         if first is None and self.records.ids:
@@ -399,6 +403,12 @@ class ReviewScreen(Screen[None]):
         finally:
             db.conn.close()
         self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
+
+    def action_metrics_expand(self) -> None:
+        self.query_one(MetricsBox).toggle_expanded()
+
+    def action_metrics_scroll(self, lines: int) -> None:
+        self.query_one(MetricsBox).scroll_lines(lines)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

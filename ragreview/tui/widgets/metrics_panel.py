@@ -7,6 +7,8 @@ from typing import Any
 
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 
@@ -23,6 +25,37 @@ def delta(judge: float | None, reviewed: float | None) -> str:
     if abs(d) < 1e-12:
         return ""
     return f"{d:+.3f}" if abs(d) >= 0.0005 else f"{d:+.0e}"
+
+
+MIN_LINES = 10  # what fits beside the sentences at 80×24
+
+
+class MetricsBox(VerticalScroll, can_focus=False):
+    """The panel's scrolling frame. Its height is capped so the sentences keep most of
+    the screen: 10 lines at 80×24, a third of a taller terminal, two thirds when
+    expanded (``M``); ``{``/``}`` scroll it (a Static alone does not scroll)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.expanded = False
+        self._screen_height = 24
+
+    def compose(self) -> ComposeResult:
+        yield MetricsPanel(id="metrics")
+
+    def fit(self, screen_height: int | None = None) -> None:
+        """Set the height cap for a terminal ``screen_height`` lines tall."""
+        if screen_height is not None:
+            self._screen_height = screen_height
+        share = 2 if self.expanded else 1
+        self.styles.max_height = max(MIN_LINES, self._screen_height * share // 3)
+
+    def toggle_expanded(self) -> None:
+        self.expanded = not self.expanded
+        self.fit()
+
+    def scroll_lines(self, lines: int) -> None:
+        self.scroll_relative(y=lines, animate=False)
 
 
 class MetricsPanel(Static):
