@@ -78,6 +78,44 @@ def progress(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
         yield lambda n: bar.advance(task, n)
 
 
+@contextmanager
+def file_progress(
+    verb: str, path: Path, records: bool = True
+) -> Iterator[tuple[Callable[[int], None], Callable[[int], None]]]:
+    """Bars while a file is read: its bytes parsed (``reading``) and, with ``records``,
+    the records stored. Yields (advance bytes, advance records); silent when piped.
+
+    Both, because some formats parse the whole file before the first record is stored:
+    the bytes bar moves from the first line, the records bar once storing starts."""
+    if not progress_enabled():
+        yield (lambda n: None), (lambda n: None)
+        return
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = None
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.completed:,.0f} {task.fields[unit]}"),
+        transient=True,
+        console=_stderr_console(),
+    ) as bar:
+        read = bar.add_task(f"{verb} {path.name}", total=size, unit="bytes")
+        stored = bar.add_task("storing", total=None, unit="records", visible=records)
+
+        def on_bytes(n: int) -> None:
+            bar.advance(read, n)
+
+        def on_records(n: int) -> None:
+            bar.advance(stored, n)
+
+        yield on_bytes, on_records
+
+
 def _stderr_console() -> Any:
     from rich.console import Console
 

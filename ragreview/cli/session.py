@@ -12,10 +12,11 @@ import sqlite_utils
 from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
+from ..formats.jsonio import reporting_bytes
 from ..store import open_database
 from ..store import records as store_records
 from ..store.records import ImportSummary
-from .common import Target, progress, resolve
+from .common import Target, file_progress, resolve
 
 
 @dataclass
@@ -30,7 +31,8 @@ def check_file(path: Path, fmt: str | None = None) -> list[InputError]:
     (the ``--strict`` pass, made before anything is written). Raises InputError for a
     file that cannot be read at all (missing, unreadable, empty, unknown format)."""
     _fmt, stream = formats.read(path, fmt)
-    return [entry for entry in stream if isinstance(entry, InputError)]
+    with file_progress("checking", path, records=False) as (on_bytes, _), reporting_bytes(on_bytes):
+        return [entry for entry in stream if isinstance(entry, InputError)]
 
 
 def store_stream(
@@ -52,9 +54,9 @@ def store_stream(
                 yield entry
 
     document = formats.source_document(fmt, path)
-    with progress(f"importing {path.name}", None) as advance:
+    with file_progress("reading", path) as (on_bytes, on_records), reporting_bytes(on_bytes):
         summary = store_records.import_records(
-            db, dataset, fmt, str(path), valid(), on_progress=advance, source_document=document
+            db, dataset, fmt, str(path), valid(), on_progress=on_records, source_document=document
         )
     return summary, errors
 

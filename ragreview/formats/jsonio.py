@@ -7,7 +7,9 @@ tried first for speed, then the standard library, which accepts it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +64,25 @@ def first_line(path: Path) -> str | None:
     return None
 
 
-def _file_lines(path: Path) -> Iterator[tuple[int, str | InputError]]:
+# Told how many bytes each line read by ``iter_lines`` took, for the import's progress bar
+# (adapters that parse the whole file before yielding a record would otherwise leave it
+# still). A context variable: a reader in another thread is never reported.
+_on_bytes: ContextVar[Callable[[int], None] | None] = ContextVar("on_bytes", default=None)
+
+
+@contextmanager
+def reporting_bytes(callback: Callable[[int], None]) -> Iterator[None]:
+    """While inside, every line ``iter_lines`` reads calls ``callback(bytes)``."""
+    token = _on_bytes.set(callback)
+    try:
+        yield
+    finally:
+        _on_bytes.reset(token)
+
+
+def _file_lines(
+    path: Path, report: Callable[[int], None] | None = None
+) -> Iterator[tuple[int, str | InputError]]:
     """(line number, text or InputError) for each non-empty line, streamed from disk
     (split on "\n" only, as JSON Lines is: U+2028 may sit raw inside a string)."""
     try:
@@ -71,6 +91,8 @@ def _file_lines(path: Path) -> Iterator[tuple[int, str | InputError]]:
         raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
     with fh:
         for number, raw in enumerate(fh, start=1):
+            if report is not None:
+                report(len(raw))
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if not raw or raw.isspace():
@@ -100,9 +122,12 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
     Without ``text`` the file is streamed from disk, so memory stays flat however
     large it is.
     """
+    report = _on_bytes.get()
     lines: Iterator[tuple[int, str | InputError]]
-    lines = _file_lines(path) if text is None else iter(_text_lines(text))
+    lines = _file_lines(path, report) if text is None else iter(_text_lines(text))
     for number, line in lines:
+        if report is not None and text is not None and isinstance(line, str):
+            report(len(line) + 1)  # characters: close enough to bytes for a bar
         if isinstance(line, InputError):
             yield number, "", line
             continue
