@@ -330,6 +330,16 @@ ACTIONS: tuple[ReviewAction, ...] = (
         "Scroll the metrics panel down when it has more rows than fit.",
     ),
     ReviewAction(
+        "rejudge",
+        "J",
+        "J",
+        "rejudge",
+        "judge",
+        "Re-judge this record",
+        "Ask the judge model again about this record (prompts for the model; the last "
+        "run's endpoint and task). Replaces its judge labels; yours stay.",
+    ),
+    ReviewAction(
         "export",
         "ctrl+e",
         "^e",

@@ -10,12 +10,11 @@ import re
 import sqlite3
 from array import array
 from dataclasses import replace
-from pathlib import Path
+from typing import Any
 
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...core.errors import RagreviewError, RecordError
@@ -28,6 +27,7 @@ from ..widgets.record_list import RecordList
 from ..widgets.sentence_list import SentenceList
 from ..widgets.verdict_bar import VerdictBar
 from .help import HelpScreen
+from .jobs import ReviewJobs
 from .prompt import PromptScreen
 
 KIND_NAMES = {
@@ -40,12 +40,14 @@ KIND_NAMES = {
 }
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(ReviewJobs):
     BINDINGS = actions.bindings()
 
     def __init__(self, review: Review) -> None:
         super().__init__()
         self.review = review
+        # keyword options for the re-judge call (tests shorten the retry back-off)
+        self.rejudge_options: dict[str, Any] = {}
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -367,19 +369,6 @@ class ReviewScreen(Screen[None]):
         self.review.revealed = True
         self.refresh_record(rows=True)
 
-    def action_export(self) -> None:
-        """Write the dataset in its source format beside the DB, off the UI thread."""
-        from ...services import export
-
-        path = browse.database_path(self.review.db)
-        if not path:
-            self.notify("export needs a database file", severity="error")
-            return
-        suffix = export.source_suffix(self.review.db, self.review.dataset)
-        out = export.reviewed_path(path, self.review.dataset, suffix)
-        self.notify(f"exporting to {out}…")
-        self._export(path, out)
-
     @work(thread=True, exclusive=True, group="search")
     def _search(self, db_path: str, flt: browse.ListFilter) -> None:
         from ...store import open_database
@@ -390,19 +379,6 @@ class ReviewScreen(Screen[None]):
         finally:
             db.conn.close()
         self.app.call_from_thread(self._apply_filter, flt, ids)
-
-    @work(thread=True, exclusive=True, group="export")
-    def _export(self, db_path: str, out: Path) -> None:
-        from ...services import export
-        from ...store import open_database
-
-        db = open_database(db_path)  # its own connection: the UI keeps labelling meanwhile
-        try:
-            fmt = export.resolve_format(db, self.review.dataset, "source")
-            count = export.write_file(db, self.review.dataset, fmt, out)
-        finally:
-            db.conn.close()
-        self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
 
     def action_metrics_expand(self) -> None:
         self.query_one(MetricsBox).toggle_expanded()

@@ -1,0 +1,109 @@
+"""The review screen's background jobs: export and re-judge, each in a thread worker
+on its own connection so the UI thread keeps committing labels meanwhile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.screen import Screen
+
+from ...store import browse
+from .prompt import PromptScreen
+
+if TYPE_CHECKING:
+    from ..model import Review
+    from ..widgets.record_list import RecordList
+    from ..widgets.sentence_list import SentenceList
+
+
+class ReviewJobs(Screen[None]):
+    """Mixed into ``ReviewScreen`` (which provides review, records, sentences)."""
+
+    review: Review
+    # keyword options for the re-judge call (tests shorten the retry back-off)
+    rejudge_options: dict[str, Any]
+
+    if TYPE_CHECKING:
+
+        @property
+        def records(self) -> RecordList: ...
+
+        @property
+        def sentences(self) -> SentenceList: ...
+
+        def open_record(self, rowid: int, cursor: int | None = None) -> None: ...
+
+    # -- export -----------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        """Write the dataset in its source format beside the DB, off the UI thread."""
+        from ...services import export
+
+        path = browse.database_path(self.review.db)
+        if not path:
+            self.notify("export needs a database file", severity="error")
+            return
+        suffix = export.source_suffix(self.review.db, self.review.dataset)
+        out = export.reviewed_path(path, self.review.dataset, suffix)
+        self.notify(f"exporting to {out}…")
+        self._export(path, out)
+
+    @work(thread=True, exclusive=True, group="export")
+    def _export(self, db_path: str, out: Path) -> None:
+        from ...services import export
+        from ...store import open_database
+
+        db = open_database(db_path)  # its own connection: the UI keeps labelling meanwhile
+        try:
+            fmt = export.resolve_format(db, self.review.dataset, "source")
+            count = export.write_file(db, self.review.dataset, fmt, out)
+        finally:
+            db.conn.close()
+        self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
+
+    # -- re-judge ---------------------------------------------------------------------
+
+    def action_rejudge(self) -> None:
+        """Prompt for the model (the last run's by default), then ask the judge again."""
+        from ..rejudge import defaults
+
+        if self.review.stored is None:
+            return
+        rowid, record_id = self.review.rowid, self.review.stored.id
+        base = defaults(self.review.db, self.review.dataset)
+
+        def done(text: str | None) -> None:
+            model = (text or "").strip()
+            if text is None or not model:
+                return
+            self.notify(f"asking {model} about {record_id}…")
+            self._rejudge(browse.database_path(self.review.db), rowid, model, base)
+
+        endpoint = base.base_url or "the default endpoint ($OPENAI_BASE_URL)"
+        self.app.push_screen(
+            PromptScreen(
+                f"Re-judge {record_id}: model", base.model, f"{endpoint}, task {base.task}"
+            ),
+            done,
+        )
+
+    @work(thread=True, exclusive=True, group="rejudge")
+    def _rejudge(self, db_path: str, rowid: int, model: str, base) -> None:
+        from ...services.judge import JudgeAbort
+        from ..rejudge import RejudgeFailed, rejudge
+
+        try:
+            message = rejudge(db_path, rowid, model, base, **self.rejudge_options)
+        except (JudgeAbort, RejudgeFailed) as err:
+            self.app.call_from_thread(self._rejudged, rowid, str(err), "error")
+        else:
+            self.app.call_from_thread(self._rejudged, rowid, message, "information")
+
+    def _rejudged(self, rowid: int, message: str, severity: str) -> None:
+        self.notify(message, severity=severity)  # type: ignore[arg-type]
+        self.records.invalidate(rowid)
+        if self.review.stored is not None and self.review.rowid == rowid:
+            # rebuilt, not only redrawn: a long-form judge may have added atomic facts
+            self.open_record(rowid, self.sentences.cursor)
