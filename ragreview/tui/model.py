@@ -15,7 +15,7 @@ from ..core.keys import context_key
 from ..core.label_items import applies, task_family
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
-from ..store import browse, history
+from ..store import browse, history, judge_store
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
@@ -123,6 +123,8 @@ class Review:
         self.revealed = not blind
         self.settings: dict[str, Any] = store_settings.get_all(db, dataset)
         self.stored: StoredRecord | None = None
+        # the open record's judge failures not yet fixed by a later run (shown under its id)
+        self.judge_errors: list[judge_store.JudgeError] = []
         self.items: list[Item] = []
         self._effective: dict[str, dict[str, Value]] = {}
         self._total: int | None = None
@@ -132,6 +134,12 @@ class Review:
     def open(self, rowid: int) -> None:
         self._reload(rowid)
         assert self.stored is not None
+        # the latest failure per judge task: repeated re-judges of a bad record would
+        # otherwise stack one line each above its text
+        latest = {
+            e.task: e for e in judge_store.iter_errors(self.db, record=rowid, unresolved=True)
+        }
+        self.judge_errors = list(latest.values())
         self.items = items_of(self.stored.record)
         self.revealed = not self.blind
 

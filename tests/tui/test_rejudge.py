@@ -80,6 +80,10 @@ async def test_rejudge_asks_the_last_runs_model_and_redraws_the_record(server, t
         assert screen.review.stored.id == "q0"
         row = screen.sentences.rows[0]
         assert "0a · ·" in text_of(row)
+        shown = [" ".join(text_of(w).split()) for w in screen.sentences.query(".judge-error")]
+        assert len(shown) == 1
+        assert shown[0].startswith("⚠ judge error (judge-test, trace, 20")
+        assert shown[0].endswith("): HTTP 500: injected 500")
         calls = server.state.chat_count()
 
         # the endpoint still fails: the stored error comes back as a notification
@@ -90,6 +94,7 @@ async def test_rejudge_asks_the_last_runs_model_and_redraws_the_record(server, t
             "error",
         )
         assert judged(o, "q0") == {}
+        assert len(screen.sentences.query(".judge-error")) == 1  # the latest failure only
 
         # it answers now: the judge labels land in the DB and on screen
         server.state.rules.clear()
@@ -105,6 +110,7 @@ async def test_rejudge_asks_the_last_runs_model_and_redraws_the_record(server, t
         assert judge_store.iter_errors(o.db, dataset=o.dataset, unresolved=True) == []
         row = screen.sentences.rows[0]
         assert "0a R U" in text_of(row)
+        assert not screen.sentences.query(".judge-error")  # resolved by the new labels
         panel = screen.query_one(MetricsPanel)
         # T = 5 sentences, R = {0a, 1a}, U = {0a}: utilization 1/5, completeness 1/2
         assert panel.values["record"]["trace.utilization"] == pytest.approx((0.2, 0.2))

@@ -159,6 +159,10 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.info = Static(info, classes="info")
         self._info_plain = info.plain
         widgets: list[Widget] = [self.info]
+        for err in review.judge_errors:  # literal: a server's message is untrusted text
+            line = Text(f"⚠ judge error ({err.model}, {err.task}, {err.at[:16]}): ")
+            line.append(err.message)
+            widgets.append(Static(line, classes="judge-error"))
         if rec.question:
             widgets.append(Static(Text.assemble(("Q ", "bold"), rec.question), classes="question"))
         for turn in rec.conversation:
