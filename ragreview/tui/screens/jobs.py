@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.screen import Screen
+from textual.worker import WorkerState
 
 from ...store import browse
 from .prompt import PromptScreen
@@ -35,12 +36,23 @@ class ReviewJobs(Screen[None]):
 
         def open_record(self, rowid: int, cursor: int | None = None) -> None: ...
 
+    def _busy(self, group: str, what: str) -> bool:
+        """A job of ``group`` still runs: say so rather than start a second one (a thread
+        cannot be cancelled, so two exports would write the same temp file)."""
+        running = (WorkerState.PENDING, WorkerState.RUNNING)
+        if any(w.group == group and w.state in running for w in self.workers):
+            self.notify(f"{what} is still running", severity="warning")
+            return True
+        return False
+
     # -- export -----------------------------------------------------------------------
 
     def action_export(self) -> None:
         """Write the dataset in its source format beside the DB, off the UI thread."""
         from ...services import export
 
+        if self._busy("export", "an export"):
+            return
         path = browse.database_path(self.review.db)
         if not path:
             self.notify("export needs a database file", severity="error")
@@ -50,7 +62,7 @@ class ReviewJobs(Screen[None]):
         self.notify(f"exporting to {out}…")
         self._export(path, out)
 
-    @work(thread=True, exclusive=True, group="export")
+    @work(thread=True, group="export")
     def _export(self, db_path: str, out: Path) -> None:
         from ...services import export
         from ...store import open_database
@@ -69,7 +81,7 @@ class ReviewJobs(Screen[None]):
         """Prompt for the model (the last run's by default), then ask the judge again."""
         from ..rejudge import defaults
 
-        if self.review.stored is None:
+        if self.review.stored is None or self._busy("rejudge", "a re-judge"):
             return
         rowid, record_id = self.review.rowid, self.review.stored.id
         base = defaults(self.review.db, self.review.dataset)
@@ -89,7 +101,7 @@ class ReviewJobs(Screen[None]):
             done,
         )
 
-    @work(thread=True, exclusive=True, group="rejudge")
+    @work(thread=True, group="rejudge")
     def _rejudge(self, db_path: str, rowid: int, model: str, base) -> None:
         from ...services.judge import JudgeAbort
         from ..rejudge import RejudgeFailed, rejudge
