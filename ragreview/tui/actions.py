@@ -135,7 +135,7 @@ ACTIONS: tuple[ReviewAction, ...] = (
     ),
     ReviewAction(
         "cycle-underspecified",
-        "U",
+        "U,shift+u",  # terminals with the kitty protocol send shift+u
         "U",
         "verdict('underspecified')",
         "label",
@@ -304,7 +304,7 @@ ACTIONS: tuple[ReviewAction, ...] = (
     ),
     ReviewAction(
         "toggle-metrics-size",
-        "M",
+        "M,shift+m",  # terminals with the kitty protocol send shift+m
         "M",
         "metrics_expand",
         "view",
@@ -331,7 +331,7 @@ ACTIONS: tuple[ReviewAction, ...] = (
     ),
     ReviewAction(
         "rejudge",
-        "J",
+        "J,shift+j",  # terminals with the kitty protocol send shift+j
         "J",
         "rejudge",
         "judge",
