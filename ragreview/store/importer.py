@@ -145,7 +145,9 @@ def store_items(
             batch.clear()
             fresh.clear()
 
+        unreported = 0  # records stored since the last progress report (one per batch)
         for item in items:
+            unreported += 1
             rec = item.record
             data_json = dumps(rec.data)
             digest = content_hash(data_json, item.source)
@@ -203,7 +205,10 @@ def store_items(
             judge_rows.extend(_label_rows(rowid, item.judge))
             if len(batch) + len(fresh) >= METRIC_BATCH or len(judge_rows) > 20_000:
                 flush()
-            if on_progress is not None:
-                on_progress(1)
+                if on_progress is not None:
+                    on_progress(unreported)
+                unreported = 0
         flush()
+        if on_progress is not None and unreported:
+            on_progress(unreported)
     return summary
