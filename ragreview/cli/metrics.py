@@ -72,7 +72,11 @@ def metrics(
             return
         _print_summaries(name, summaries, metric_rows.stored_comparison(opened.db, name))
         if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):
-            groups = metric_rows.grouped_summaries(opened.db, name, "noise_rate")
+            groups = [  # only groups holding RGB records: other tasks have no noise rate
+                g
+                for g in metric_rows.grouped_summaries(opened.db, name, "noise_rate")
+                if any(k.startswith("rgb.") for k in g["judge"])
+            ]
             if len(groups) > 1:
                 _print_noise_table(groups)
 

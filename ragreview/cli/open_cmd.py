@@ -22,15 +22,7 @@ def open_cmd(
     """Review PATH in the terminal UI."""
     with user_errors():
         opened = open_target(path, db, dataset)
-    try:
-        from ..tui.app import run
-    except ImportError:
-        count = opened.db.conn.execute(
-            "SELECT count(*) FROM records WHERE dataset = ?", (opened.dataset,)
-        ).fetchone()[0]
-        click.echo(
-            f"{opened.target.db_path}: dataset {opened.dataset!r} with {count} records "
-            "(the review TUI is not built yet)"
-        )
-        return
+    # The import (with its progress bar) is done; only now start the full-screen app.
+    from ..tui.app import run
+
     run(opened.db, opened.dataset, reviewer or default_reviewer(), blind=blind)

@@ -96,3 +96,17 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise
     else:
         conn.commit()
+
+
+def checkpoint(path: str | Path) -> None:
+    """Copy committed WAL frames into the main file on a connection of its own.
+
+    The review UI turns automatic checkpoints off on its connection and calls this from
+    a worker thread, so no keypress ever waits for a checkpoint. PASSIVE neither waits
+    for nor blocks writers; every commit is already durable in the WAL.
+    """
+    conn = connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        conn.close()

@@ -220,6 +220,14 @@ def test_rgb_rates_per_noise_rate_in_the_table(tmp_path):
     assert groups[1]["effective"]["rgb.rejection_rate"] == 1.0
 
 
+def test_noise_table_ignores_records_of_other_tasks(demo, tmp_path):
+    # demo.jsonl has one RGB record (noise 0.4) beside trace and long-form records, which
+    # have no noise rate: one noise rate is no table, not a row of dashes for the others
+    out = ok("metrics", str(demo), cwd=tmp_path)
+    assert "rgb.accuracy" in out
+    assert "RGB by noise rate" not in out
+
+
 def test_per_record_table_streams_lines_past_the_limit(demo, tmp_path, monkeypatch):
     from click.testing import CliRunner
 

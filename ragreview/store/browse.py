@@ -1,0 +1,194 @@
+"""Queries behind the review UI's record list: filtered, ordered rowids and row summaries.
+
+The list is virtual: it holds only the ordered rowids of the records that pass the
+filter (a compact ``array``) and fetches the few columns it draws a page at a time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..core.labels import CATALOGUE
+from .records import dumps
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
+
+STATUSES = ("unreviewed", "reviewed", "stale")
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    status: str | None = None  # one of STATUSES, or None for all
+    disagreement: bool = False  # only records where a human label differs from the judge's
+    task: str | None = None
+    text: str | None = None  # substring of the record id or its text
+    sort: str = "position"  # position | delta
+
+    def describe(self) -> str:
+        parts = [self.status or "all"]
+        if self.disagreement:
+            parts.append("disagree")
+        if self.task:
+            parts.append(f"task={self.task}")
+        if self.text:
+            parts.append(f"/{self.text}")
+        if self.sort == "delta":
+            parts.append("by Δ")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class ListRow:
+    rowid: int
+    position: int
+    id: str
+    status: str
+    task: str | None
+    disagrees: bool
+    has_note: bool
+
+
+def _defaults_sql() -> str:
+    """A VALUES table of the labels whose absence means a value (relevant/utilized: false),
+    so a human ``false`` where the judge said nothing is agreement, not disagreement."""
+    rows = [
+        f"('{name}', '{dumps(spec.default)}')"
+        for name, spec in CATALOGUE.items()
+        if spec.default is not None
+    ]
+    return "VALUES " + ", ".join(rows)
+
+
+_DEFAULTS = _defaults_sql()
+
+# A record disagrees when one of its human labels differs from the judge's value
+# (or from the catalogue default when the judge gave none).
+DISAGREES = (
+    "EXISTS (SELECT 1 FROM human_labels h "
+    "LEFT JOIN judge_labels j ON j.record = h.record AND j.name = h.name "
+    "AND j.target = h.target "
+    f"LEFT JOIN ({_DEFAULTS}) d ON d.column1 = h.name "
+    "WHERE h.record = r.rowid AND h.value IS NOT coalesce(j.value, d.column2))"
+)
+
+# Largest |effective - judge| over a record's stored metrics (table from the metrics work).
+DELTA = (
+    "(SELECT max(abs(e.value - j.value)) FROM record_metrics e JOIN record_metrics j "
+    "ON j.record = e.record AND j.name = e.name AND j.layer = 'judge' "
+    "WHERE e.record = r.rowid AND e.layer = 'effective')"
+)
+
+
+def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
+    where = ["r.dataset = ?"]
+    params: list[Any] = [dataset]
+    if flt.status:
+        where.append("r.status = ?")
+        params.append(flt.status)
+    if flt.task:
+        where.append("r.task = ?")
+        params.append(flt.task)
+    if flt.text:
+        where.append("(instr(lower(r.id), lower(?)) > 0 OR instr(lower(r.data), lower(?)) > 0)")
+        params += [flt.text, flt.text]
+    if flt.disagreement:
+        where.append(DISAGREES)
+    return " AND ".join(where), params
+
+
+def rowids(db: sqlite_utils.Database, dataset: str, flt: ListFilter) -> array:
+    """Rowids of the records passing ``flt``, in list order."""
+    where, params = _where(dataset, flt)
+    order = "r.position, r.rowid"
+    if flt.sort == "delta":
+        order = f"{DELTA} DESC NULLS LAST, {order}"
+    sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY {order}"
+    try:
+        cursor = db.conn.execute(sql, params)
+    except sqlite3.OperationalError:  # no stored metrics yet: fall back to file order
+        sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY r.position, r.rowid"
+        cursor = db.conn.execute(sql, params)
+    out = array("q")
+    while batch := cursor.fetchmany(10_000):
+        out.extend(r for (r,) in batch)
+    return out
+
+
+def rows(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, ListRow]:
+    """The columns the list draws, for a page of rowids."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return {
+        rowid: ListRow(rowid, position, rid, status, task, bool(disagrees), note is not None)
+        for rowid, position, rid, status, task, note, disagrees in db.conn.execute(
+            f"SELECT r.rowid, r.position, r.id, r.status, r.task, r.note, {DISAGREES} "
+            f"FROM records r WHERE r.rowid IN ({marks})",
+            list(ids),
+        )
+    }
+
+
+def disagreeing(db: sqlite_utils.Database, dataset: str) -> set[int]:
+    """Rowids of records with a human label that differs from the judge's.
+
+    Driven from ``human_labels`` (small) rather than scanning every record."""
+    return {
+        r
+        for (r,) in db.conn.execute(
+            "SELECT DISTINCT h0.record FROM human_labels h0 JOIN records r ON r.rowid = h0.record "
+            f"WHERE r.dataset = ? AND {DISAGREES}",
+            (dataset,),
+        )
+    }
+
+
+def tasks(db: sqlite_utils.Database, dataset: str) -> list[str]:
+    return [
+        t
+        for (t,) in db.conn.execute(
+            "SELECT DISTINCT task FROM records WHERE dataset = ? AND task IS NOT NULL "
+            "ORDER BY task",
+            (dataset,),
+        )
+    ]
+
+
+def first_unreviewed(db: sqlite_utils.Database, dataset: str) -> int | None:
+    """The first record in file order still to review (None when all are reviewed)."""
+    row = db.conn.execute(
+        "SELECT rowid FROM records WHERE dataset = ? AND status != 'reviewed' "
+        "ORDER BY position, rowid LIMIT 1",
+        (dataset,),
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def status_of(db: sqlite_utils.Database, rowid: int) -> str:
+    return db.conn.execute("SELECT status FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
+
+
+def reviewed_count(db: sqlite_utils.Database, dataset: str) -> int:
+    """Records marked reviewed: a range scan of the status index, cheap on every keypress."""
+    return db.conn.execute(
+        "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed'", (dataset,)
+    ).fetchone()[0]
+
+
+def total_count(db: sqlite_utils.Database, dataset: str) -> int:
+    return db.conn.execute("SELECT count(*) FROM records WHERE dataset = ?", (dataset,)).fetchone()[
+        0
+    ]
+
+
+def database_path(db: sqlite_utils.Database) -> str:
+    """The file behind the connection (for a worker that opens its own connection)."""
+    for _, name, path in db.conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return path
+    return ""

@@ -1,0 +1,85 @@
+"""The review app: a tiny App that opens the review screen on a dataset."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable
+from functools import partial
+
+import sqlite_utils
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from ..store import browse
+from ..store.db import checkpoint
+from .actions import ACTIONS
+from .model import Review
+from .screens.review import ReviewScreen
+
+CHECKPOINT_EVERY_S = 2.0
+
+
+class RagreviewApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "ragreview"
+
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        dataset: str,
+        reviewer: str,
+        *,
+        blind: bool = False,
+        session: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.review = Review(db, dataset, reviewer, blind=blind, session=session)
+        self._db_path = ""
+
+    def on_mount(self) -> None:
+        # Checkpoints move WAL pages into the 100k-record DB file and can take 100 ms;
+        # do them off the UI thread so a keypress never waits behind one.
+        self._db_path = browse.database_path(self.review.db)
+        if self._db_path:
+            self.review.db.conn.execute("PRAGMA wal_autocheckpoint=0")
+            self.set_interval(CHECKPOINT_EVERY_S, self._checkpoint)
+        self.call_after_refresh(self._freeze_startup_objects)
+
+    def _freeze_startup_objects(self) -> None:
+        # Modules, styles and widgets made at startup live as long as the app; a full
+        # collection that rescans them took ~60 ms and landed on random keypresses.
+        gc.collect()
+        gc.freeze()
+
+    def _checkpoint(self) -> None:
+        self.run_worker(
+            partial(checkpoint, self._db_path), thread=True, exclusive=True, group="checkpoint"
+        )
+
+    def on_unmount(self) -> None:
+        if self._db_path:  # leave the file compact for other tools
+            self.review.db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    def get_default_screen(self) -> Screen:
+        return ReviewScreen(self.review)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, ReviewScreen):
+            for action in ACTIONS:
+                yield SystemCommand(
+                    action.palette_title, action.help, partial(screen.run_action, action.action)
+                )
+            yield SystemCommand(
+                "view: Leave blind mode", "Show judge labels on every record.", screen.leave_blind
+            )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place background failures (export) reach the reviewer."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.notify(f"{event.worker.name}: {event.worker.error}", severity="error")
+
+
+def run(db: sqlite_utils.Database, dataset: str, reviewer: str, blind: bool = False) -> None:
+    RagreviewApp(db, dataset, reviewer, blind=blind).run()

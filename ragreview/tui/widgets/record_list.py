@@ -1,0 +1,159 @@
+"""The record list: a virtual ScrollView drawing rows with the Line API.
+
+Only the ordered rowids of the filtered records live in memory (an ``array``); the
+columns a row shows are fetched from SQLite a page at a time when the row is drawn,
+so 100,000 records cost one query and a few hundred kilobytes, never 100,000 widgets.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import sqlite_utils
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ...store import browse
+from ...store.browse import ListFilter, ListRow
+
+PAGE = 100
+MAX_PAGES = 50  # pages kept in memory; older ones are dropped and fetched again if needed
+STATUS_GLYPH = {"reviewed": "✓", "stale": "!", "unreviewed": "·"}
+
+
+class RecordList(ScrollView, can_focus=False):
+    """Records of the dataset passing the current filter, in list order."""
+
+    COMPONENT_CLASSES = {
+        "record-list--row",
+        "record-list--current",
+        "record-list--reviewed",
+        "record-list--stale",
+        "record-list--disagree",
+    }
+
+    class RecordSelected(Message):
+        """The reviewer clicked a record in the list."""
+
+        def __init__(self, rowid: int) -> None:
+            self.rowid = rowid
+            super().__init__()
+
+    def __init__(self, db: sqlite_utils.Database, dataset: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.db = db
+        self.dataset = dataset
+        self.filter = ListFilter()
+        self.ids: array = array("q")
+        self._index: dict[int, int] | None = None
+        self._pages: dict[int, dict[int, ListRow]] = {}
+        self.current: int | None = None  # rowid of the open record
+        self._digits = 1
+
+    # -- data -------------------------------------------------------------------------
+
+    def load(self, flt: ListFilter | None = None, ids: array | None = None) -> None:
+        """Run the filter query (or take its result) and redraw the new list."""
+        if flt is not None:
+            self.filter = flt
+        self.ids = browse.rowids(self.db, self.dataset, self.filter) if ids is None else ids
+        self._index = None
+        self._pages.clear()
+        self._digits = len(str(len(self.ids)))
+        self.virtual_size = Size(self.size.width, len(self.ids))
+        self.refresh()
+
+    def index_of(self, rowid: int) -> int | None:
+        if self._index is None:  # built lazily: most sessions only page forward
+            self._index = {r: i for i, r in enumerate(self.ids)}
+        return self._index.get(rowid)
+
+    def neighbour(self, rowid: int | None, step: int) -> int | None:
+        """The rowid ``step`` places away in the list (None past either end)."""
+        if not self.ids:
+            return None
+        index = None if rowid is None else self.index_of(rowid)
+        if index is None:
+            return self.ids[0] if step > 0 else self.ids[-1]
+        target = index + step
+        return self.ids[target] if 0 <= target < len(self.ids) else None
+
+    def invalidate(self, rowid: int) -> None:
+        """Forget the cached page holding ``rowid`` (its status or labels changed)."""
+        index = self.index_of(rowid)
+        if index is not None:
+            self._pages.pop(index // PAGE, None)
+        self.refresh()
+
+    def row(self, index: int) -> ListRow | None:
+        page = index // PAGE
+        rows = self._pages.get(page)
+        if rows is None:
+            if len(self._pages) >= MAX_PAGES:
+                self._pages.pop(next(iter(self._pages)))
+            rows = browse.rows(self.db, self.ids[page * PAGE : (page + 1) * PAGE])
+            self._pages[page] = rows
+        return rows.get(self.ids[index])
+
+    def show(self, rowid: int) -> None:
+        """Mark ``rowid`` as the open record and scroll it into view."""
+        self.current = rowid
+        index = self.index_of(rowid)
+        if index is not None:
+            height = max(1, self.scrollable_content_region.height)
+            top = self.scroll_offset.y
+            if not top <= index < top + height:
+                self.scroll_to(y=max(0, index - height // 3), animate=False)
+        self.refresh()
+
+    # -- drawing ----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        base = self.get_component_rich_style("record-list--row")
+        if index >= len(self.ids):
+            return Strip.blank(width, base)
+        row = self.row(index)
+        if row is None:
+            return Strip.blank(width, base)
+        style = base
+        if row.status == "reviewed":
+            style += self.get_component_rich_style("record-list--reviewed")
+        elif row.status == "stale":
+            style += self.get_component_rich_style("record-list--stale")
+        if row.rowid == self.current:
+            style += self.get_component_rich_style("record-list--current")
+        flag = Segment("≠" if row.disagrees else " ", style + self._disagree_style(row))
+        head = f"{STATUS_GLYPH.get(row.status, '?')}{'✎' if row.has_note else ' '}"
+        # The id matters most: the file position is shown only when there is room.
+        position = f"{row.position:>{self._digits}} " if width >= 28 else ""
+        room = max(1, width - 4 - len(position))
+        rid = _one_line(row.id)
+        if len(rid) > room:
+            rid = rid[: room - 1] + "…"
+        segments = [Segment(head, style), flag, Segment(f" {position}{rid}", style)]
+        return Strip(segments).crop_extend(0, width, style)
+
+    def _disagree_style(self, row: ListRow) -> Style:
+        if not row.disagrees:
+            return Style()
+        return self.get_component_rich_style("record-list--disagree")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(event.size.width, len(self.ids))
+
+    def on_click(self, event: events.Click) -> None:
+        index = self.scroll_offset.y + event.y
+        if 0 <= index < len(self.ids):
+            self.post_message(self.RecordSelected(self.ids[index]))
+
+
+def _one_line(text: str) -> str:
+    """Record ids are untrusted: keep control characters from breaking the row."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)
