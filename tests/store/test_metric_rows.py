@@ -219,3 +219,40 @@ def test_dataset_from_before_metrics_is_filled_on_first_read(db):
         db.conn.execute("DELETE FROM metric_totals")
     assert metric_rows.dataset_summary(db, "ds") == expected
     assert len(list(metric_rows.iter_record_values(db, "ds"))) == 16
+
+
+def _metric_tables(database):
+    rows = database.conn.execute(
+        "SELECT record, layer, name, value FROM record_metrics ORDER BY record, layer, name"
+    ).fetchall()
+    totals = database.conn.execute(
+        "SELECT dataset, layer, name, n, total, total_sq FROM metric_totals "
+        "ORDER BY dataset, layer, name"
+    ).fetchall()
+    return rows, totals
+
+
+def test_import_bulk_path_stores_what_refresh_stores(tmp_path):
+    """New records' rows go in by the import's bulk path (metric_bulk); records that
+    come with human labels go through refresh. Recomputing every record through
+    refresh, one at a time from an empty table, gives the same rows and sums."""
+    database = open_database(tmp_path / "bulk.ragreview.db")
+    items = [trace_item(i, i % 5, stored_relevance=0.25 if i < 4 else None) for i in range(12)]
+    items += [longform_item(i, lab) for i, lab in enumerate([["S", "NS"], ["S"], [], ["IR"]])]
+    human = {"relevant": {"0d": True}, "supported": {"a": False}}
+    items[5] = ImportItem(items[5].position, items[5].record, items[5].judge, human)
+    store_records.import_records(database, "ds", "ragreview", None, items)
+    assert_summary_matches_scratch(database)
+    assert metric_rows.dataset_summary(database, "ds")["records"] == 16
+    imported = _metric_tables(database)
+    rowids = [r for (r,) in database.conn.execute("SELECT rowid FROM records ORDER BY rowid")]
+    with database.conn:
+        database.conn.execute("DELETE FROM record_metrics")
+        database.conn.execute("DELETE FROM metric_totals")
+        for rowid in rowids:
+            metric_rows.refresh(database, [rowid])
+    rows, totals = _metric_tables(database)
+    assert rows == imported[0]
+    assert [t[:4] for t in totals] == [t[:4] for t in imported[1] if t[3]]
+    for got, want in zip(totals, [t for t in imported[1] if t[3]], strict=True):
+        assert got[4:] == pytest.approx(want[4:], abs=1e-12)

@@ -168,3 +168,21 @@ def test_values_orjson_cannot_write_are_stored(db) -> None:
     rec = parse_record({"id": "big", "n": 2**70 + 1, "x": float("nan")})
     store_records.import_records(db, "ds", "ragreview", None, [ImportItem(1, rec)])
     assert store_records.find(db, "big").record.data["n"] == 2**70 + 1
+
+
+def test_new_database_gets_large_pages_and_import_restores_the_collector(db) -> None:
+    import gc
+
+    assert db.conn.execute("PRAGMA page_size").fetchone()[0] == 16384
+    assert gc.isenabled()
+    store_records.import_records(db, "d", "ragreview", None, [item(1, "r1")])
+    assert gc.isenabled()
+
+    def broken():
+        yield item(1, "r2")
+        raise RuntimeError("reader failed")
+
+    with pytest.raises(RuntimeError):
+        store_records.import_records(db, "d", "ragreview", None, broken())
+    assert gc.isenabled()
+    assert [s.id for s in store_records.iterate(db, "d")] == ["r1"]  # rolled back
