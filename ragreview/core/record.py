@@ -105,11 +105,11 @@ def _str(value: Any, field_name: str, optional: bool = True) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise RecordError(field_name, f"expected a string, got {_kind(value)}")
+        raise RecordError(field_name, f"expected a string, got {kind_of(value)}")
     return value
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     return {
         dict: "an object",
         list: "a list",
@@ -125,7 +125,7 @@ def _list(value: Any, field_name: str) -> list:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise RecordError(field_name, f"expected a list, got {_kind(value)}")
+        raise RecordError(field_name, f"expected a list, got {kind_of(value)}")
     return value
 
 
@@ -149,7 +149,7 @@ def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
     for i, item in enumerate(items):
         where = f"{field_name}[{i}]"
         if not (isinstance(item, list) and len(item) >= 2):
-            raise RecordError(where, f"expected [key, text], got {_kind(item)}")
+            raise RecordError(where, f"expected [key, text], got {kind_of(item)}")
         key = _str(item[0], where + "[0]", optional=False)
         text = _str(item[1], where + "[1]", optional=False)
         assert key is not None and text is not None
@@ -164,7 +164,7 @@ def _number(value: Any, field_name: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RecordError(field_name, f"expected a number, got {_kind(value)}")
+        raise RecordError(field_name, f"expected a number, got {kind_of(value)}")
     return float(value)
 
 
@@ -174,17 +174,17 @@ def parse_record(obj: Any) -> Record:
     Raises ``RecordError`` naming the first offending field.
     """
     if not isinstance(obj, dict):
-        raise RecordError("", f"expected a JSON object, got {_kind(obj)}")
+        raise RecordError("", f"expected a JSON object, got {kind_of(obj)}")
     if "id" not in obj or obj["id"] is None:
         raise RecordError("id", "missing")
     rid = obj["id"]
     if isinstance(rid, bool) or not isinstance(rid, (str, int)):
-        raise RecordError("id", f"expected a string or integer, got {_kind(rid)}")
+        raise RecordError("id", f"expected a string or integer, got {kind_of(rid)}")
 
     conversation = []
     for i, turn in enumerate(_list(obj.get("conversation"), "conversation")):
         if not isinstance(turn, dict):
-            raise RecordError(f"conversation[{i}]", f"expected an object, got {_kind(turn)}")
+            raise RecordError(f"conversation[{i}]", f"expected an object, got {kind_of(turn)}")
         conversation.append(
             Turn(
                 _str(turn.get("speaker", ""), f"conversation[{i}].speaker") or "",
@@ -197,7 +197,7 @@ def parse_record(obj: Any) -> Record:
     for i, doc in enumerate(_list(obj.get("documents"), "documents")):
         where = f"documents[{i}]"
         if not isinstance(doc, dict):
-            raise RecordError(where, f"expected an object, got {_kind(doc)}")
+            raise RecordError(where, f"expected an object, got {kind_of(doc)}")
         sentences = _keyed(doc.get("sentences"), where + ".sentences")
         keys = {key for key, _ in sentences}
         if not doc_keys.isdisjoint(keys):
@@ -226,7 +226,7 @@ def parse_record(obj: Any) -> Record:
     for i, item in enumerate(_list(obj.get("facts"), "facts")):
         where = f"facts[{i}]"
         if not (isinstance(item, list) and len(item) >= 2):
-            raise RecordError(where, f"expected [key, text, sentence_key], got {_kind(item)}")
+            raise RecordError(where, f"expected [key, text, sentence_key], got {kind_of(item)}")
         facts.append(
             Fact(
                 _str(item[0], where + "[0]", optional=False) or "",
@@ -241,7 +241,7 @@ def parse_record(obj: Any) -> Record:
     if scores_obj is None:
         scores_obj = {}
     if not isinstance(scores_obj, dict):  # `or {}` would let a falsy [] or "" through
-        raise RecordError("scores", f"expected an object, got {_kind(scores_obj)}")
+        raise RecordError("scores", f"expected an object, got {kind_of(scores_obj)}")
     scores = {}
     for name, value in scores_obj.items():
         number = _number(value, f"scores.{name}")

@@ -23,7 +23,8 @@ import orjson
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, parse_record
-from .jsonio import raw_lines
+from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
+from .jsonio import iter_lines, raw_lines
 
 
 @dataclass
@@ -77,6 +78,23 @@ def finish(
         yield ImportItem(draft.position, record, judge, {}, draft.source)
 
 
+def line_drafts(
+    path: Path, text: str | None, draft: Callable[[Any, int, int, str], Draft]
+) -> Iterator[Draft | InputError]:
+    """``draft(obj, line number, record number, raw line)`` for each JSON line; a line that
+    is not JSON, or a ``RecordError`` from ``draft``, becomes an error at that line."""
+    number = 0
+    for line_no, line, obj in iter_lines(path, text):
+        number += 1
+        if isinstance(obj, InputError):
+            yield obj
+            continue
+        try:
+            yield draft(obj, line_no, number, line)
+        except RecordError as err:
+            yield InputError(str(path), line_no, err.field, err.message)
+
+
 def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None:
     """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
     write them), counted; None when any line does not start that way. Lets records
@@ -96,18 +114,6 @@ def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None
         token = found.group(1)
         counts[str(orjson.loads(token)) if token.startswith(b'"') else str(int(token))] += 1
     return counts
-
-
-def kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
 
 
 def expect(obj: Mapping[str, Any], name: str, types: type | tuple, optional: bool = False) -> Any:

@@ -19,8 +19,17 @@ from ..core.keys import fact_key, response_key
 from ..core.labels import FACT_LABELS, effective
 from ..core.record import ImportItem
 from .base import ExportRecord
-from .common import Draft, changed, dumps_source, expect, finish, keyed_response, kind, loads_source
-from .jsonio import iter_lines
+from .common import (
+    Draft,
+    changed,
+    dumps_source,
+    expect,
+    finish,
+    keyed_response,
+    kind,
+    line_drafts,
+    loads_source,
+)
 
 NAME = "factscore"
 
@@ -41,16 +50,7 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
-    number = 0
-    for line_no, line, obj in iter_lines(path, text):
-        number += 1
-        if isinstance(obj, InputError):
-            yield obj
-            continue
-        try:
-            yield draft(obj, line_no, number, line)
-        except RecordError as err:
-            yield InputError(str(path), line_no, err.field, err.message)
+    return line_drafts(path, text, draft)
 
 
 def _question(prompt: str | None) -> str | None:

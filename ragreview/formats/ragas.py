@@ -40,9 +40,10 @@ from .common import (
     keyed_document,
     keyed_response,
     kind,
+    line_drafts,
     loads_source,
 )
-from .jsonio import is_json_lines, iter_lines, load_document, parse_json, read_text
+from .jsonio import is_json_lines, load_document, parse_json, read_text
 from .scores import record_values
 
 NAME = "ragas"
@@ -112,17 +113,8 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
     return finish(path, _line_drafts(path, text))
 
 
-def _line_drafts(path: Path, text: str) -> Iterator[Draft | InputError]:
-    number = 0
-    for line_no, line, obj in iter_lines(path, text):
-        number += 1
-        if isinstance(obj, InputError):
-            yield obj
-            continue
-        try:
-            yield draft(obj, line_no, number, line)
-        except RecordError as err:
-            yield InputError(str(path), line_no, err.field, err.message)
+def _line_drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+    return line_drafts(path, text, draft)
 
 
 def _array_drafts(path: Path, rows: list[Any]) -> Iterator[Draft | InputError]:

@@ -31,9 +31,9 @@ from .common import (
     keyed_response,
     kind,
     leading_ids,
+    line_drafts,
     loads_source,
 )
-from .jsonio import iter_lines
 from .scores import record_values
 
 NAME = "ragbench"
@@ -55,16 +55,7 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
-    number = 0
-    for line_no, line, obj in iter_lines(path, text):
-        number += 1
-        if isinstance(obj, InputError):
-            yield obj
-            continue
-        try:
-            yield draft(obj, line_no, number, line)
-        except RecordError as err:
-            yield InputError(str(path), line_no, err.field, err.message)
+    return line_drafts(path, text, draft)
 
 
 _DOC_SENTENCES = re.compile(r"^documents\[(\d+)\]\.sentences")
