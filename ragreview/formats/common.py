@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import orjson
 
@@ -24,6 +24,7 @@ from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
+from .base import ExportRecord
 from .jsonio import iter_lines, raw_lines
 
 
@@ -93,6 +94,29 @@ def line_drafts(
             yield draft(obj, line_no, number, line)
         except RecordError as err:
             yield InputError(str(path), line_no, err.field, err.message)
+
+
+def write_lines(
+    items: Iterable[ExportRecord],
+    out: TextIO,
+    what: str,
+    fix: Callable[[dict[str, Any], ExportRecord], None],
+) -> int:
+    """Write JSON Lines sources back: an unchanged record is its original line, byte for
+    byte; a corrected one is its source row after ``fix(row, item)`` patched it."""
+    count = 0
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", f"record has no {what} source")
+        if not changed(item.judge, item.human):
+            out.write(item.source.rstrip("\n"))
+        else:
+            row = loads_source(item.source)
+            fix(row, item)
+            out.write(dumps_source(row))
+        out.write("\n")
+        count += 1
+    return count
 
 
 def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None:

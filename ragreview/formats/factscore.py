@@ -21,14 +21,12 @@ from ..core.record import ImportItem
 from .base import ExportRecord
 from .common import (
     Draft,
-    changed,
-    dumps_source,
     expect,
     finish,
     keyed_response,
     kind,
     line_drafts,
-    loads_source,
+    write_lines,
 )
 
 NAME = "factscore"
@@ -114,20 +112,11 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
-    count = 0
-    for item in items:
-        if item.source is None:
-            raise InputError(item.record.id, None, "source", "record has no FActScore source")
-        if not changed(item.judge, item.human):
-            out.write(item.source.rstrip("\n"))
-        else:
-            row = loads_source(item.source)
-            eff = effective(item.judge, item.human).get("fact", {})
-            for n, (_i, _j, fact) in enumerate(human_facts(row)):
-                value = eff.get(fact_key(n))
-                if value is not None and value != fact.get("label"):
-                    fact["label"] = value
-            out.write(dumps_source(row))
-        out.write("\n")
-        count += 1
-    return count
+    def fix(row: dict[str, Any], item: ExportRecord) -> None:
+        eff = effective(item.judge, item.human).get("fact", {})
+        for n, (_i, _j, fact) in enumerate(human_facts(row)):
+            value = eff.get(fact_key(n))
+            if value is not None and value != fact.get("label"):
+                fact["label"] = value
+
+    return write_lines(items, out, "FActScore", fix)

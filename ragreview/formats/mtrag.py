@@ -23,8 +23,6 @@ from ..core.record import ImportItem
 from .base import ExportRecord
 from .common import (
     Draft,
-    changed,
-    dumps_source,
     expect,
     finish,
     finite,
@@ -33,7 +31,7 @@ from .common import (
     keyed_response,
     kind,
     line_drafts,
-    loads_source,
+    write_lines,
 )
 from .scores import record_values
 
@@ -168,19 +166,10 @@ def _verdicts(metrics: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
-    count = 0
-    for item in items:
-        if item.source is None:
-            raise InputError(item.record.id, None, "source", "record has no MT-RAG source")
-        if not changed(item.judge, item.human):
-            out.write(item.source.rstrip("\n"))
-        else:
-            row = loads_source(item.source)
-            patch(row, item, effective(item.judge, item.human), settings)
-            out.write(dumps_source(row))
-        out.write("\n")
-        count += 1
-    return count
+    def fix(row: dict[str, Any], item: ExportRecord) -> None:
+        patch(row, item, effective(item.judge, item.human), settings)
+
+    return write_lines(items, out, "MT-RAG", fix)
 
 
 def patch(

@@ -22,8 +22,6 @@ from ..core.record import ImportItem, Record
 from .base import ExportRecord
 from .common import (
     Draft,
-    changed,
-    dumps_source,
     expect,
     finish,
     finite,
@@ -32,7 +30,7 @@ from .common import (
     kind,
     leading_ids,
     line_drafts,
-    loads_source,
+    write_lines,
 )
 from .scores import record_values
 
@@ -197,19 +195,10 @@ def _support_error(i: int, entry: Any, rkey: Any) -> NoReturn:
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
-    count = 0
-    for item in items:
-        if item.source is None:
-            raise InputError(item.record.id, None, "source", "record has no RAGBench source")
-        if not changed(item.judge, item.human):
-            out.write(item.source.rstrip("\n"))
-        else:
-            row = loads_source(item.source)
-            patch(row, item.record, item.judge, effective(item.judge, item.human), settings)
-            out.write(dumps_source(row))
-        out.write("\n")
-        count += 1
-    return count
+    def fix(row: dict[str, Any], item: ExportRecord) -> None:
+        patch(row, item.record, item.judge, effective(item.judge, item.human), settings)
+
+    return write_lines(items, out, "RAGBench", fix)
 
 
 def _true_keys(layer: Mapping[str, Mapping[str, Any]], name: str) -> set[str]:

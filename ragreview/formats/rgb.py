@@ -28,8 +28,6 @@ from ..core.record import ImportItem
 from .base import ExportRecord
 from .common import (
     Draft,
-    changed,
-    dumps_source,
     expect,
     finish,
     keyed_document,
@@ -37,7 +35,7 @@ from .common import (
     kind,
     leading_ids,
     line_drafts,
-    loads_source,
+    write_lines,
 )
 
 NAME = "rgb"
@@ -183,19 +181,10 @@ def _judge(
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
-    count = 0
-    for item in items:
-        if item.source is None:
-            raise InputError(item.record.id, None, "source", "record has no RGB source")
-        if not changed(item.judge, item.human):
-            out.write(item.source.rstrip("\n"))
-        else:
-            row = loads_source(item.source)
-            patch(row, item.record.task or "", item.judge, effective(item.judge, item.human))
-            out.write(dumps_source(row))
-        out.write("\n")
-        count += 1
-    return count
+    def fix(row: dict[str, Any], item: ExportRecord) -> None:
+        patch(row, item.record.task or "", item.judge, effective(item.judge, item.human))
+
+    return write_lines(items, out, "RGB", fix)
 
 
 def patch(
