@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ragreview.core.keys import doc_key, response_key
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, metric_rows, open_database, write
+from ragreview.store import history, importer, metric_rows, open_database, write
 from ragreview.store import records as store_records
 
 
@@ -80,7 +80,7 @@ def main() -> None:
         t0 = time.perf_counter()
         items = generate(args.records)
         t1 = time.perf_counter()
-        store_records.import_records(db, "bench", "ragreview", None, items)
+        importer.import_records(db, "bench", "ragreview", None, items)
         t2 = time.perf_counter()
         print(f"generated {args.records} records in {t1 - t0:.1f}s, imported in {t2 - t1:.1f}s")
         del items

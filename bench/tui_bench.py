@@ -71,7 +71,7 @@ def generate(n: int, seed: int = 7):
 
 def build_db(path: Path, n: int) -> None:
     from ragreview.store import open_database
-    from ragreview.store.records import import_records
+    from ragreview.store.importer import import_records
 
     t0 = time.perf_counter()
     db = open_database(path)

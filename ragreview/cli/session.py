@@ -13,7 +13,7 @@ from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
 from ..formats.jsonio import reporting_bytes
-from ..store import open_database
+from ..store import importer, open_database
 from ..store import records as store_records
 from ..store.records import ImportSummary
 from .common import Target, file_progress, resolve
@@ -55,7 +55,7 @@ def store_stream(
 
     document = formats.source_document(fmt, path)
     with file_progress("reading", path) as (on_bytes, on_records), reporting_bytes(on_bytes):
-        summary = store_records.import_records(
+        summary = importer.import_records(
             db, dataset, fmt, str(path), valid(), on_progress=on_records, source_document=document
         )
     return summary, errors

@@ -57,7 +57,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def store_items(
+def import_records(
     db: sqlite_utils.Database,
     dataset: str,
     fmt: str,
@@ -67,7 +67,7 @@ def store_items(
     on_progress: Any = None,
     source_document: str | None = None,
 ) -> ImportSummary:
-    """Upsert records by (dataset, id) in one transaction (``records.import_records``).
+    """Upsert records by (dataset, id) in one transaction.
 
     New records get their judge labels, and any human labels from the file as events
     by ``reviewer``. Known records keep their human labels and history; their judge

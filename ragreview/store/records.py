@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -13,7 +13,7 @@ import orjson
 
 from ..core.errors import RagreviewError
 from ..core.labels import Layer
-from ..core.record import ImportItem, Record, parse_record
+from ..core.record import Record, parse_record
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -77,22 +77,6 @@ def content_hash(data_json: str, source: str | None) -> str:
         h.update(b"\0")
         h.update(source.encode())
     return h.hexdigest()
-
-
-def import_records(
-    db: sqlite_utils.Database,
-    dataset: str,
-    fmt: str,
-    source_path: str | None,
-    items: Iterable[ImportItem],
-    reviewer: str = "import",
-    on_progress: Any = None,
-    source_document: str | None = None,
-) -> ImportSummary:
-    """Upsert records by (dataset, id) in one transaction (see ``importer.store_items``)."""
-    from .importer import store_items  # the importer uses this module's helpers
-
-    return store_items(db, dataset, fmt, source_path, items, reviewer, on_progress, source_document)
 
 
 # -- reading ------------------------------------------------------------------------

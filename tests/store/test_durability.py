@@ -17,7 +17,7 @@ import traceback
 import pytest
 
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import open_database
+from ragreview.store import importer, open_database
 from ragreview.store import records as store_records
 from tests.conftest import subprocess_env
 
@@ -53,7 +53,7 @@ def make_db(path, record_ids):
         items.append(
             ImportItem(position, parse_record({"id": rid, "documents": [{"sentences": sentences}]}))
         )
-    store_records.import_records(db, "ds", "ragreview", None, items)
+    importer.import_records(db, "ds", "ragreview", None, items)
     db.conn.close()
 
 

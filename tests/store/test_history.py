@@ -8,7 +8,7 @@ import pytest
 
 from ragreview.core.errors import RagreviewError, RecordError
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, open_database
+from ragreview.store import history, importer, open_database
 from ragreview.store import records as store_records
 from ragreview.store import settings as store_settings
 
@@ -25,7 +25,7 @@ def db(tmp_path):
         }
     )
     other = parse_record({"id": "r2", "response": [["a", "B."]]})
-    store_records.import_records(
+    importer.import_records(
         database,
         "ds",
         "ragreview",
@@ -236,7 +236,7 @@ def test_settings(db) -> None:
 
 def test_undo_stays_within_the_dataset(db) -> None:
     other = parse_record({"id": "r1", "response": [["a", "C."]]})
-    store_records.import_records(db, "other", "ragreview", None, [ImportItem(1, other)])
+    importer.import_records(db, "other", "ragreview", None, [ImportItem(1, other)])
     ds_rowid = store_records.find(db, "r1", "ds").rowid
     history.set_label(db, ds_rowid, "relevant", "0a", False, "ann")
     other_rowid = store_records.find(db, "r1", "other").rowid

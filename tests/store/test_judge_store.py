@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, judge_store, memory_database
+from ragreview.store import history, importer, judge_store, memory_database
 from ragreview.store import records as store_records
 
 
@@ -18,7 +18,7 @@ def _db_with_record():
         }
     )
     judge = {"relevant": {"0a": True}, "supported": {"a": True}, "part_matched": {"p0": True}}
-    store_records.import_records(db, "d", "ragreview", None, [ImportItem(1, record, judge)])
+    importer.import_records(db, "d", "ragreview", None, [ImportItem(1, record, judge)])
     return db, store_records.find(db, "r1").rowid
 
 

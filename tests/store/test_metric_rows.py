@@ -8,7 +8,7 @@ from ragreview.core.labels import check_layer, effective
 from ragreview.core.metrics import dataset_values, record_values
 from ragreview.core.metrics.aggregate import totals_of
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, memory_database, metric_rows, open_database, settings
+from ragreview.store import history, importer, memory_database, metric_rows, open_database, settings
 from ragreview.store import records as store_records
 
 
@@ -48,7 +48,7 @@ def db(tmp_path):
     database = open_database(tmp_path / "m.ragreview.db")
     items = [trace_item(i, i % 5, stored_relevance=0.25 if i < 4 else None) for i in range(12)]
     items += [longform_item(i, lab) for i, lab in enumerate([["S", "NS"], ["S"], [], ["IR"]])]
-    store_records.import_records(database, "ds", "ragreview", None, items)
+    importer.import_records(database, "ds", "ragreview", None, items)
     return database
 
 
@@ -202,7 +202,7 @@ def test_ragbench_raw_list_counts_in_both_layers(tmp_path):
         }
     )
     judge = {"relevant": {"0a": True, "0b": True}}
-    store_records.import_records(database, "d", "ragbench", None, [ImportItem(1, record, judge)])
+    importer.import_records(database, "d", "ragbench", None, [ImportItem(1, record, judge)])
     rowid = store_records.find(database, "rb", "d").rowid
     assert metric_rows.record_values(database, rowid)["judge"]["trace.relevance"] == 0.75
     assert metric_rows.stored_comparison(database, "d")["trace.relevance"]["disagree"] == 0
@@ -241,7 +241,7 @@ def test_import_bulk_path_stores_what_refresh_stores(tmp_path):
     items += [longform_item(i, lab) for i, lab in enumerate([["S", "NS"], ["S"], [], ["IR"]])]
     human = {"relevant": {"0d": True}, "supported": {"a": False}}
     items[5] = ImportItem(items[5].position, items[5].record, items[5].judge, human)
-    store_records.import_records(database, "ds", "ragreview", None, items)
+    importer.import_records(database, "ds", "ragreview", None, items)
     assert_summary_matches_scratch(database)
     assert metric_rows.dataset_summary(database, "ds")["records"] == 16
     imported = _metric_tables(database)

@@ -8,7 +8,7 @@ import pytest
 
 from ragreview.core.errors import RagreviewError
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, memory_database, open_database
+from ragreview.store import history, importer, memory_database, open_database
 from ragreview.store import records as store_records
 from ragreview.store.migrations import MIGRATIONS
 
@@ -51,7 +51,7 @@ def test_migrations_apply_on_memory_database() -> None:
 
 
 def test_import_inserts_records_and_judge_labels(db) -> None:
-    summary = store_records.import_records(
+    summary = importer.import_records(
         db,
         "ds",
         "ragreview",
@@ -68,7 +68,7 @@ def test_import_inserts_records_and_judge_labels(db) -> None:
 
 
 def test_human_labels_in_the_file_become_events(db) -> None:
-    store_records.import_records(
+    importer.import_records(
         db, "ds", "ragreview", None, [item(1, "r1", human={"relevant": {"0b": True}})]
     )
     stored = store_records.find(db, "r1")
@@ -80,12 +80,12 @@ def test_human_labels_in_the_file_become_events(db) -> None:
 
 
 def test_reimport_keeps_human_labels_and_history(db) -> None:
-    store_records.import_records(
+    importer.import_records(
         db, "ds", "ragreview", None, [item(1, "r1", judge={"relevant": {"0a": True}})]
     )
     rowid = store_records.find(db, "r1").rowid
     history.set_label(db, rowid, "relevant", "0a", False, "ann")
-    summary = store_records.import_records(
+    summary = importer.import_records(
         db,
         "ds",
         "ragreview",
@@ -102,12 +102,12 @@ def test_reimport_keeps_human_labels_and_history(db) -> None:
 
 
 def test_changed_content_marks_reviewed_or_overridden_records_stale(db) -> None:
-    store_records.import_records(
+    importer.import_records(
         db, "ds", "ragreview", None, [item(1, "r1"), item(2, "r2"), item(3, "r3")]
     )
     history.set_label(db, store_records.find(db, "r1").rowid, "relevant", "0a", True, "ann")
     history.mark(db, store_records.find(db, "r2").rowid, "reviewed", "ann")
-    summary = store_records.import_records(
+    summary = importer.import_records(
         db,
         "ds",
         "ragreview",
@@ -124,15 +124,15 @@ def test_changed_content_marks_reviewed_or_overridden_records_stale(db) -> None:
 
 
 def test_changed_source_alone_is_a_change(db) -> None:
-    store_records.import_records(db, "ds", "f", None, [item(1, "r1", source='{"a": 1}')])
+    importer.import_records(db, "ds", "f", None, [item(1, "r1", source='{"a": 1}')])
     history.mark(db, store_records.find(db, "r1").rowid, "reviewed", "ann")
-    summary = store_records.import_records(db, "ds", "f", None, [item(1, "r1", source='{"a": 2}')])
+    summary = importer.import_records(db, "ds", "f", None, [item(1, "r1", source='{"a": 2}')])
     assert summary.stale == 1 and store_records.find(db, "r1").source == '{"a": 2}'
 
 
 def test_datasets_are_separate(db) -> None:
-    store_records.import_records(db, "one", "ragreview", None, [item(1, "r1")])
-    store_records.import_records(db, "two", "ragreview", None, [item(1, "r1"), item(2, "r2")])
+    importer.import_records(db, "one", "ragreview", None, [item(1, "r1")])
+    importer.import_records(db, "two", "ragreview", None, [item(1, "r1"), item(2, "r2")])
     assert [d["name"] for d in store_records.datasets(db)] == ["one", "two"]
     assert store_records.find(db, "r1", "two").dataset == "two"
     with pytest.raises(RagreviewError, match="several datasets"):
@@ -144,7 +144,7 @@ def test_datasets_are_separate(db) -> None:
 
 def test_iterate_pages_in_file_order(db) -> None:
     items = [item(p, f"r{p}") for p in (5, 1, 3, 2, 4)]
-    store_records.import_records(db, "ds", "ragreview", None, items)
+    importer.import_records(db, "ds", "ragreview", None, items)
     assert [r.position for r in store_records.iterate(db, "ds", batch=2)] == [1, 2, 3, 4, 5]
 
 
@@ -154,7 +154,7 @@ def test_failed_import_writes_nothing(db) -> None:
         raise RuntimeError("reader crashed")
 
     with pytest.raises(RuntimeError):
-        store_records.import_records(db, "ds", "ragreview", None, items())
+        importer.import_records(db, "ds", "ragreview", None, items())
     assert db.conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
     assert not db.conn.in_transaction
 
@@ -166,7 +166,7 @@ def test_foreign_keys_are_enforced(db) -> None:
 
 def test_values_orjson_cannot_write_are_stored(db) -> None:
     rec = parse_record({"id": "big", "n": 2**70 + 1, "x": float("nan")})
-    store_records.import_records(db, "ds", "ragreview", None, [ImportItem(1, rec)])
+    importer.import_records(db, "ds", "ragreview", None, [ImportItem(1, rec)])
     assert store_records.find(db, "big").record.data["n"] == 2**70 + 1
 
 
@@ -175,7 +175,7 @@ def test_new_database_gets_large_pages_and_import_restores_the_collector(db) -> 
 
     assert db.conn.execute("PRAGMA page_size").fetchone()[0] == 16384
     assert gc.isenabled()
-    store_records.import_records(db, "d", "ragreview", None, [item(1, "r1")])
+    importer.import_records(db, "d", "ragreview", None, [item(1, "r1")])
     assert gc.isenabled()
 
     def broken():
@@ -183,6 +183,6 @@ def test_new_database_gets_large_pages_and_import_restores_the_collector(db) -> 
         raise RuntimeError("reader failed")
 
     with pytest.raises(RuntimeError):
-        store_records.import_records(db, "d", "ragreview", None, broken())
+        importer.import_records(db, "d", "ragreview", None, broken())
     assert gc.isenabled()
     assert [s.id for s in store_records.iterate(db, "d")] == ["r1"]  # rolled back
