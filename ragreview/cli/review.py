@@ -11,7 +11,7 @@ from ..store import history
 from ..store import records as store_records
 from ..store import settings as store_settings
 from . import cli
-from .common import default_reviewer, user_errors
+from .common import default_reviewer, progress, user_errors
 from .options import dataset_option, db_option, json_option, reviewer_option
 from .session import open_target
 
@@ -178,8 +178,14 @@ def settings(path: str, assignments: tuple[str, ...], db: str | None, dataset: s
             name, sep, value = assignment.partition("=")
             if not sep:
                 raise click.UsageError(f"expected NAME=VALUE, got {assignment!r}")
-            store_settings.put(
-                opened.db, opened.dataset, name.strip(), parse_value_text(value.strip())
-            )
+            total = store_records.counts(opened.db, opened.dataset)
+            with progress(f"recomputing metrics for {name.strip()}", sum(total.values())) as step:
+                store_settings.put(
+                    opened.db,
+                    opened.dataset,
+                    name.strip(),
+                    parse_value_text(value.strip()),
+                    on_progress=step,
+                )
         for name, value in store_settings.get_all(opened.db, opened.dataset).items():
             click.echo(f"{name}={json.dumps(value) if not isinstance(value, str) else value}")

@@ -11,7 +11,7 @@ which is exact and cheaper than many small updates.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -93,12 +93,17 @@ def _load(
     return out
 
 
-def refresh(db: sqlite_utils.Database, rowids: Iterable[int], known: Known | None = None) -> None:
+def refresh(
+    db: sqlite_utils.Database,
+    rowids: Iterable[int],
+    known: Known | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> None:
     """Recompute stored metrics for these records and adjust the dataset sums.
 
     Runs in the caller's transaction (it does not commit). ``known`` may give records
     and their judge layers already in memory by rowid (exactly as just stored), to save
-    reading them back.
+    reading them back. ``on_progress(n)`` is told as each batch of n records is done.
     """
 
     ids = list(dict.fromkeys(rowids))
@@ -155,6 +160,8 @@ def refresh(db: sqlite_utils.Database, rowids: Iterable[int], known: Known | Non
             "ON CONFLICT (record, layer, name) DO UPDATE SET value = excluded.value",
             upserts,
         )
+        if on_progress is not None:
+            on_progress(len(chunk))
     if bulk:
         for dataset in datasets:
             rebuild_totals(db, dataset)

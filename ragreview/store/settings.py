@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
@@ -44,11 +45,24 @@ def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
     return values
 
 
-def put(db: sqlite_utils.Database, dataset: str, name: str, value: Any) -> None:
+def put(
+    db: sqlite_utils.Database,
+    dataset: str,
+    name: str,
+    value: Any,
+    on_progress: Callable[[int], None] | None = None,
+) -> bool:
+    """Set a dataset setting; returns False when it already had that value.
+
+    A changed setting (a metric variant, K) recomputes every record's stored metrics in
+    the same transaction; ``on_progress(n)`` is told as batches of records are done.
+    """
     from . import metric_rows
 
     value = check(name, value)
     with write(db.conn) as conn:
+        if get_all(db, dataset)[name] == value:  # stored metrics already use it
+            return False
         conn.execute(
             "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?) "
             "ON CONFLICT (dataset, name) DO UPDATE SET value = excluded.value",
@@ -57,4 +71,6 @@ def put(db: sqlite_utils.Database, dataset: str, name: str, value: Any) -> None:
         rowids = [
             r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
         ]
-        metric_rows.refresh(db, rowids)  # a variant change changes every stored metric
+        # a variant change changes every stored metric
+        metric_rows.refresh(db, rowids, on_progress=on_progress)
+    return True

@@ -141,6 +141,21 @@ def test_settings_change_recomputes(db):
     assert summary["judge"]["longform.f1_at_k"] == pytest.approx((2 / 3 + 1 + 0) / 3)
 
 
+def test_settings_change_reports_progress_over_every_record(db):
+    done: list[int] = []
+    assert settings.put(db, "ds", "trace.variant", "length", on_progress=done.append)
+    assert sum(done) == 16  # 12 trace + 4 long-form records
+
+
+def test_unchanged_setting_recomputes_nothing(db):
+    done: list[int] = []
+    assert not settings.put(db, "ds", "longform.k", 100, on_progress=done.append)  # default
+    settings.put(db, "ds", "longform.k", 64)
+    assert not settings.put(db, "ds", "longform.k", 64, on_progress=done.append)
+    assert done == []
+    assert settings.get_all(db, "ds")["longform.k"] == 64
+
+
 def test_bulk_refresh_rebuilds_sums(db, monkeypatch):
     monkeypatch.setattr(metric_rows, "BULK", 3)
     settings.put(db, "ds", "trace.variant", "length")
