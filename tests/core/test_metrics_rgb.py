@@ -6,8 +6,8 @@ import pytest
 
 from ragreview.core.metrics import dataset_values, record_metrics, record_values
 from ragreview.core.metrics.aggregate import totals_of
-from ragreview.core.metrics.rgb import checkanswer, flags_error, is_rejection
 from ragreview.core.record import parse_record
+from ragreview.core.rgb_rules import checkanswer, flags_error, is_rejection
 
 
 def rec(task="rgb-noise", noise_rate=0.4, parts=(("Paris",), ("1999", "'99")), cf=(), text=""):

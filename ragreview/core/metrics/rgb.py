@@ -1,4 +1,4 @@
-"""RGB per-record metrics and RGB's own string rules, SPEC §6.2.
+"""RGB per-record metrics, SPEC §6.2 (RGB's own string rules are in ``core.rgb_rules``).
 
 Per record, from labels: ``rgb.rejected``, ``rgb.correct`` (every answer part matched
 and not rejected: ``0 not in label and 1 in label`` in RGB's evalue.py, where a
@@ -20,7 +20,7 @@ The dataset rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detecti
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..keys import part_key
@@ -29,34 +29,6 @@ from ..record import Record
 from .common import Values, flag, setting
 
 LABELS = ("rejected", "part_matched", "error_detected")
-REJECTION_PHRASES = ("insufficient information", "信息不足")
-ERROR_PHRASES = ("factual errors", "事实性错误")
-
-
-# -- RGB's own rules, for judge labels when a file carries none ----------------------
-
-
-def checkanswer(prediction: str, parts: str | Sequence[str | Sequence[str]]) -> list[int]:
-    """RGB's ``checkanswer``: per required part, 1 if any alternative is a lower-cased
-    substring of the lower-cased prediction. A bare string is one part."""
-    if isinstance(parts, str):
-        parts = [parts]
-    text = prediction.lower()
-    out = []
-    for part in parts:
-        alternatives = [part] if isinstance(part, str) else list(part)
-        out.append(int(any(alt.lower() in text for alt in alternatives)))
-    return out
-
-
-def is_rejection(prediction: str) -> bool:
-    """Case-sensitive, as RGB checks it before lower-casing."""
-    return any(phrase in prediction for phrase in REJECTION_PHRASES)
-
-
-def flags_error(prediction: str) -> bool:
-    return any(phrase in prediction for phrase in ERROR_PHRASES)
-
 
 # -- metrics -------------------------------------------------------------------------
 
