@@ -152,8 +152,8 @@ def set_label(
             session=session,
             pass_="blind" if blind else None,
         )
-        if event is not None:
-            metric_rows.refresh(db, [rowid])
+        if event is not None:  # the record and judge layer are as just read: not again
+            metric_rows.refresh(db, [rowid], known={rowid: (stored.record, stored.judge)})
     return event
 
 
