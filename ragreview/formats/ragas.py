@@ -33,7 +33,6 @@ from .base import ExportRecord
 from .common import (
     Draft,
     changed,
-    dumps_source,
     expect,
     finish,
     finite,
@@ -42,6 +41,7 @@ from .common import (
     kind,
     line_drafts,
     loads_source,
+    write_lines,
 )
 from .jsonio import is_json_lines, load_document, parse_json, read_text
 from .scores import record_values
@@ -218,24 +218,22 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     shape: dict[str, Any] = json.loads(doc) if doc else {"layout": "lines"}
     if shape["layout"] == "annotations":
         return ragas_annotations.write(items, out, shape["metrics"])
-    rows, count = [], 0
+
+    def fix(row: dict[str, Any], item: ExportRecord) -> None:
+        patch(row, item, effective(item.judge, item.human), settings)
+
+    if shape["layout"] == "lines":
+        return write_lines(items, out, "ragas", fix)
+    rows = []  # a JSON array file: the whole array is written back at once
     for item in items:
         if item.source is None:
             raise InputError(item.record.id, None, "source", "record has no ragas source")
-        count += 1
-        if shape["layout"] == "lines" and not changed(item.judge, item.human):
-            out.write(item.source.rstrip("\n") + "\n")
-            continue
         row = loads_source(item.source)
         if changed(item.judge, item.human):
-            patch(row, item, effective(item.judge, item.human), settings)
-        if shape["layout"] == "lines":
-            out.write(dumps_source(row) + "\n")
-        else:
-            rows.append(row)
-    if shape["layout"] == "array":
-        out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
-    return count
+            fix(row, item)
+        rows.append(row)
+    out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+    return len(rows)
 
 
 def patch(
