@@ -9,11 +9,10 @@ import click
 
 from .. import formats
 from ..services import export
-from ..store import open_database
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option
-from .session import check_file, open_target, report_errors, store_stream
+from .session import check_file, import_target, open_target, report_errors
 
 
 @cli.command("import")
@@ -46,9 +45,7 @@ def import_cmd(
                 raise click.ClickException(
                     f"{len(errors)} invalid records; nothing imported (--strict)"
                 )
-        fmt, stream = formats.read(target.input_path, fmt)
-        database = open_database(target.db_path)
-        summary, errors = store_stream(database, target.input_path, target.dataset, fmt, stream)
+        _db, summary, errors = import_target(target, formats.read(target.input_path, fmt))
         report_errors(errors)
     stale = f", {summary.stale} now stale" if summary.stale else ""
     click.echo(

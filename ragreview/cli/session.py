@@ -15,6 +15,7 @@ from ..core.record import ImportItem
 from ..formats.jsonio import reporting_bytes
 from ..store import importer, open_database
 from ..store import records as store_records
+from ..store.db import building
 from ..store.records import ImportSummary
 from .common import Target, file_progress, resolve
 
@@ -78,6 +79,29 @@ def import_file(
     return store_stream(db, path, dataset, fmt, stream)
 
 
+def import_target(
+    target: Target,
+    read: tuple[str, Iterator[ImportItem | InputError]] | None = None,
+    fmt: str | None = None,
+) -> tuple[sqlite_utils.Database, ImportSummary, list[InputError]]:
+    """Import the target's input file into its DB, creating the DB if needed; ``read``
+    is the input already opened with ``formats.read``. Returns the open DB too."""
+    assert target.input_path is not None and target.dataset is not None
+    path, dataset = target.input_path, target.dataset
+    if not target.db_path.exists():
+        fmt_name, stream = read or formats.read(path, fmt)
+        try:
+            with building(target.db_path) as new:
+                summary, errors = store_stream(new, path, dataset, fmt_name, stream)
+            return open_database(target.db_path), summary, errors
+        except FileExistsError:  # another process created it meanwhile: import into theirs
+            read = None
+    database = open_database(target.db_path)
+    fmt_name, stream = read or formats.read(path, fmt)
+    summary, errors = store_stream(database, path, dataset, fmt_name, stream)
+    return database, summary, errors
+
+
 def report_errors(errors: list[InputError], limit: int = 20) -> None:
     for err in errors[:limit]:
         click.echo(f"error: {err}", err=True)
@@ -88,20 +112,21 @@ def report_errors(errors: list[InputError], limit: int = 20) -> None:
 def open_target(path: str, db: str | None = None, dataset: str | None = None) -> Opened:
     """The DB for PATH; a source file not yet imported is imported first."""
     target = resolve(path, db, dataset)
-    read = None
-    if target.input_path is not None and not target.db_path.exists():
-        read = formats.read(target.input_path)  # an unreadable file leaves no empty DB behind
-    database = open_database(target.db_path)
-    names = [d["name"] for d in store_records.datasets(database)]
     if target.input_path is not None:
         assert target.dataset is not None
-        if target.dataset not in names:
-            fmt, stream = read or formats.read(target.input_path)
-            summary, errors = store_stream(database, target.input_path, target.dataset, fmt, stream)
-            report_errors(errors)
-            if errors:
-                click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)
+        if target.db_path.exists():
+            database = open_database(target.db_path)
+            if target.dataset in [d["name"] for d in store_records.datasets(database)]:
+                return Opened(database, target.dataset, target)
+            database.conn.close()
+        # read first: an unreadable file leaves no empty DB behind
+        database, summary, errors = import_target(target, formats.read(target.input_path))
+        report_errors(errors)
+        if errors:
+            click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)
         return Opened(database, target.dataset, target)
+    database = open_database(target.db_path)
+    names = [d["name"] for d in store_records.datasets(database)]
     if target.dataset is not None:
         if target.dataset not in names:
             raise click.ClickException(f"{target.db_path}: no dataset {target.dataset!r}")

@@ -129,21 +129,30 @@ def _list(value: Any, field_name: str) -> list:
     return value
 
 
+_LIST = {list}
+_PAIR = {2}
+_STR = {str}
+
+
+def _pairs(items: list) -> tuple[tuple[Sentence, ...], tuple[str, ...]] | None:
+    """Non-empty, well-formed ``[key, text]`` pairs with distinct keys, and the keys; None
+    when anything is off (``_keyed`` then names the offending entry). The checks are
+    set/map/zip calls, not a Python loop: this runs for every sentence list on import."""
+    if set(map(type, items)) != _LIST or set(map(len, items)) != _PAIR:
+        return None
+    keys, texts = zip(*items)
+    if set(map(type, keys)) | set(map(type, texts)) != _STR or len(set(keys)) != len(keys):
+        return None
+    return tuple(zip(keys, texts)), keys
+
+
 def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
     items = _list(value, field_name)
-    # Fast path for well-formed [key, text] pairs (this runs for every sentence of every
-    # record on import); the checks below only run to name the offending entry.
-    try:
-        pairs = [(key, text) for key, text in items]
-    except (TypeError, ValueError):
-        pairs = None
-    if pairs is not None and (not items or set(map(type, items)) == {list}):
-        for key, text in pairs:
-            if type(key) is not str or type(text) is not str:
-                break
-        else:
-            if len({key for key, _ in pairs}) == len(pairs):
-                return tuple(pairs)
+    if not items:
+        return ()
+    fast = _pairs(items)
+    if fast is not None:
+        return fast[0]
     out = []
     seen: set[str] = set()
     for i, item in enumerate(items):
@@ -195,21 +204,26 @@ def parse_record(obj: Any) -> Record:
     documents = []
     doc_keys: set[str] = set()
     for i, doc in enumerate(_list(obj.get("documents"), "documents")):
-        where = f"documents[{i}]"
         if not isinstance(doc, dict):
-            raise RecordError(where, f"expected an object, got {kind_of(doc)}")
-        sentences = _keyed(doc.get("sentences"), where + ".sentences")
-        keys = {key for key, _ in sentences}
+            raise RecordError(f"documents[{i}]", f"expected an object, got {kind_of(doc)}")
+        raw = doc.get("sentences")
+        fast = _pairs(raw) if type(raw) is list and raw else None
+        if fast is not None:
+            sentences, keys = fast
+        else:
+            sentences = _keyed(raw, f"documents[{i}].sentences")
+            keys = tuple(key for key, _ in sentences)
         if not doc_keys.isdisjoint(keys):
-            dup = next(key for key, _ in sentences if key in doc_keys)
-            raise RecordError(where + ".sentences", f"duplicate key {dup!r}")
-        doc_keys |= keys
+            dup = next(key for key in keys if key in doc_keys)
+            raise RecordError(f"documents[{i}].sentences", f"duplicate key {dup!r}")
+        doc_keys.update(keys)
         doc_id = doc.get("id")
+        title = doc.get("title")
         documents.append(
             Document(
                 sentences,
                 None if doc_id is None else str(doc_id),
-                _str(doc.get("title"), where + ".title"),
+                title if type(title) is str else _str(title, f"documents[{i}].title"),
             )
         )
 

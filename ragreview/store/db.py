@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -68,6 +70,89 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
         with write(db.conn):
             MIGRATIONS.apply(db)
     return db
+
+
+BUILD_SUFFIX = ".building"
+
+
+@contextmanager
+def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
+    """A new database for ``path``, built aside and put in place when the block ends.
+
+    A first import is most of a database's bytes. In WAL mode every page is written
+    twice (to the WAL, then by the checkpoint into the file) and synced at commit; here
+    the file is private until it is done, so it is built with an in-memory rollback
+    journal and no syncs, then switched to WAL, synced once and linked into place.
+    Other processes see no database or the whole one, never a half-built one. If the
+    block fails (or ``--strict`` finds errors) nothing is left behind.
+
+    Raises ``FileExistsError`` when another process created ``path`` meanwhile: the
+    build is discarded and theirs kept (the caller then imports into theirs).
+    """
+    import sqlite_utils
+
+    target = Path(path)
+    _remove_abandoned_builds(target)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{BUILD_SUFFIX}")
+    conn = sqlite3.connect(str(temp), check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
+        conn.execute("PRAGMA journal_mode=MEMORY")  # rollback still works (errors, Ctrl-C)
+        conn.execute("PRAGMA synchronous=OFF")  # synced once, below, before it is published
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")  # nobody else knows the file
+        conn.execute("PRAGMA cache_size=-262144")
+        conn.execute("PRAGMA foreign_keys=ON")
+        db = sqlite_utils.Database(conn)
+        with write(conn):
+            MIGRATIONS.apply(db)
+        yield db
+        conn.execute("PRAGMA locking_mode=NORMAL")
+        conn.execute("PRAGMA journal_mode=WAL")  # stored in the file: persists
+        conn.close()
+        with open(temp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.link(temp, target)  # never replaces: FileExistsError if it appeared meanwhile
+        _sync_directory(target.parent)
+    finally:
+        conn.close()
+        for leftover in (
+            temp,
+            temp.with_name(temp.name + "-wal"),
+            temp.with_name(temp.name + "-shm"),
+        ):
+            leftover.unlink(missing_ok=True)
+
+
+def _remove_abandoned_builds(target: Path) -> None:
+    """Builds of ``target`` by processes that no longer run (killed mid-import)."""
+    for stale in target.parent.glob(f".{target.name}.*{BUILD_SUFFIX}"):
+        pid = stale.name[len(target.name) + 2 :].split(".")[0]
+        if pid.isdigit() and not _running(int(pid)):
+            stale.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _sync_directory(folder: Path) -> None:
+    """Make the new directory entry durable (POSIX; a no-op where dirs cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def memory_database() -> sqlite_utils.Database:

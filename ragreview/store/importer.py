@@ -1,6 +1,10 @@
 """Storing an import: records, judge labels, imported human labels and metric rows.
 
 One write transaction; the records stream through in batches so memory stays flat.
+Each record is first *prepared* (``prepare``: its JSON text, hash, label rows and
+metrics, all that needs no DB) and then stored. Preparing is most of the work and can
+run in another process (``services.import_pipeline``); a new record without human
+labels is then stored from its prepared rows alone.
 """
 
 from __future__ import annotations
@@ -8,34 +12,86 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.labels import Layer
-from ..core.record import ImportItem, Record
-from . import metric_bulk, metric_rows
+from ..core.record import ImportItem, Record, parse_record
+from . import bulk, metric_bulk, metric_rows
 from .db import write
-from .records import ImportSummary, content_hash, dumps, now
+from .records import ImportSummary, content_hash, dumps, loads, now
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
 
 METRIC_BATCH = 1_000  # records stored (and their metrics refreshed) per batch
 
+RECORD_COLUMNS = ("rowid", "dataset", "id", "position", "task", "data", "source", "content_hash")
+
 _BOOL_JSON = {True: "true", False: "false"}
 
 
-def _label_rows(rowid: int, layer: Layer) -> list[tuple]:
+LabelRow = tuple[str, str, str]  # (name, target, value as JSON)
+
+
+def _label_rows(layer: Layer) -> list[LabelRow]:
     # most labels are booleans: skip the serializer for them (hot on import)
     return [
-        (
-            rowid,
-            name,
-            target,
-            _BOOL_JSON[value] if value is True or value is False else dumps(value),
-        )
+        (name, target, _BOOL_JSON[value] if value is True or value is False else dumps(value))
         for name, targets in layer.items()
         for target, value in targets.items()
     ]
+
+
+def _layer(rows: list[LabelRow]) -> Layer:
+    layer: dict[str, dict[str, Any]] = {}
+    for name, target, value in rows:
+        layer.setdefault(name, {})[target] = loads(value)
+    return layer
+
+
+class Prepared(NamedTuple):
+    """One record ready to store: everything ``import_records`` needs, as plain values
+    (cheap to pickle from a worker process)."""
+
+    position: int
+    id: str
+    task: str | None
+    data: str  # canonical record JSON (without id and labels)
+    source: str | None
+    digest: str
+    judge: list[LabelRow]
+    human: list[LabelRow]  # labels the file itself marks as human (rare)
+    metrics: metric_bulk.Values  # its metric values as a new record (effective = judge)
+
+
+def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
+    """The DB-free part of storing ``item``, under the dataset's ``settings``."""
+    rec = item.record
+    data = dumps(rec.data)
+    return Prepared(
+        item.position,
+        rec.id,
+        rec.task,
+        data,
+        item.source,
+        content_hash(data, item.source),
+        _label_rows(item.judge),
+        _label_rows(item.human),
+        metric_bulk.new_record_values(rec, item.judge, item.source, settings),
+    )
+
+
+def _item(prepared: Prepared) -> ImportItem:
+    """The ``ImportItem`` back from its prepared form (a record a worker prepared that
+    turns out to need the DB: a known id, or human labels)."""
+    record = parse_record({"id": prepared.id, **loads(prepared.data)})
+    return ImportItem(
+        prepared.position,
+        record,
+        _layer(prepared.judge),
+        _layer(prepared.human),
+        prepared.source,
+    )
 
 
 @contextmanager
@@ -62,10 +118,11 @@ def import_records(
     dataset: str,
     fmt: str,
     source_path: str | None,
-    items: Iterable[ImportItem],
+    items: Iterable[ImportItem | Prepared],
     reviewer: str = "import",
     on_progress: Any = None,
     source_document: str | None = None,
+    prepared_with: dict[str, Any] | None = None,
 ) -> ImportSummary:
     """Upsert records by (dataset, id) in one transaction.
 
@@ -74,6 +131,10 @@ def import_records(
     labels are replaced by the file's; a changed record that had been reviewed or
     overridden becomes ``stale``. ``source_document`` is what a whole-file format
     needs besides the records to write the file back (see ``formats``).
+
+    ``items`` may come prepared (``prepare``) with the settings ``prepared_with``;
+    if the dataset's settings differ by the time the transaction starts, their metrics
+    are recomputed.
     """
     from . import history  # events for human labels carried by the file
 
@@ -102,28 +163,34 @@ def import_records(
                 (dataset,),
             )
         }
+        settings = metric_rows._settings(db, dataset, {})
+        trusted = prepared_with is None or prepared_with == settings
         # rowid -> (record, judge layer) of the records since the last flush, so metrics
         # need not read them back (and memory stays flat: only one batch is held)
         batch: dict[int, tuple[Record, Layer]] = {}
-        fresh: list[metric_bulk.New] = []  # new records without a human layer: bulk path
+        fresh: list[tuple[int, metric_bulk.Values]] = []  # new, no human layer: bulk path
+        pending: set[int] = set()  # rowids since the last flush
         judge_rows: list[tuple] = []
         new_rows: list[tuple] = []
+        changed_rows: list[tuple] = []  # UPDATEs of known records whose content changed
+        moved_rows: list[tuple] = []  # (position, rowid) of unchanged known records
         imported_human: list[tuple[int, Layer]] = []
         # New records get their rowids here so that records and label rows can go in
-        # by executemany batches (the write transaction holds the DB to ourselves).
+        # by multi-row batches (the write transaction holds the DB to ourselves).
         next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM records").fetchone()[0]
 
         def flush() -> None:
             # records first: judge_labels rows and events reference them
+            bulk.insert(conn, "records", RECORD_COLUMNS, new_rows)
+            replaced = [(r,) for *_, r in changed_rows] + [(r,) for _, r in moved_rows]
+            conn.executemany("DELETE FROM judge_labels WHERE record = ?", replaced)
+            conn.executemany("UPDATE records SET position = ? WHERE rowid = ?", moved_rows)
             conn.executemany(
-                "INSERT INTO records (rowid, dataset, id, position, task, data, source, "
-                "content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                new_rows,
+                "UPDATE records SET position = ?, task = ?, data = ?, source = ?, "
+                "content_hash = ?, status = ? WHERE rowid = ?",
+                changed_rows,
             )
-            conn.executemany(
-                "INSERT INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
-                judge_rows,
-            )
+            bulk.insert(conn, "judge_labels", ("record", "name", "target", "value"), judge_rows)
             for rowid, layer in imported_human:
                 for name, targets in layer.items():
                     for target, value in targets.items():
@@ -137,21 +204,21 @@ def import_records(
                             kind="set",
                             reason="imported from file",
                         )
-            metric_bulk.insert_new(db, dataset, fresh)
+            metric_bulk.store(conn, metric_bulk.rows_for_new(dataset, fresh))
             metric_rows.refresh(db, list(batch), known=batch)
-            new_rows.clear()
-            judge_rows.clear()
-            imported_human.clear()
+            for rows in (new_rows, judge_rows, changed_rows, moved_rows, fresh, imported_human):
+                rows.clear()
             batch.clear()
-            fresh.clear()
+            pending.clear()
 
         unreported = 0  # records stored since the last progress report (one per batch)
-        for item in items:
+        for entry in items:
             unreported += 1
-            rec = item.record
-            data_json = dumps(rec.data)
-            digest = content_hash(data_json, item.source)
-            known = existing.get(rec.id)
+            if isinstance(entry, Prepared):
+                prep, item = entry, None
+            else:
+                prep, item = prepare(entry, settings), entry
+            known = existing.get(prep.id)
             if known is None:
                 rowid = next_rowid
                 next_rowid += 1
@@ -159,51 +226,53 @@ def import_records(
                     (
                         rowid,
                         dataset,
-                        rec.id,
-                        item.position,
-                        rec.task,
-                        data_json,
-                        item.source,
-                        digest,
+                        prep.id,
+                        prep.position,
+                        prep.task,
+                        prep.data,
+                        prep.source,
+                        prep.digest,
                     )
                 )
-                existing[rec.id] = (rowid, digest, "unreviewed")
+                existing[prep.id] = (rowid, prep.digest, "unreviewed")
                 summary.inserted += 1
-                if item.human:
-                    imported_human.append((rowid, item.human))
-                    batch[rowid] = (rec, item.judge)
+                if prep.human or not trusted:
+                    item = item or _item(prep)
+                    if item.human:
+                        imported_human.append((rowid, item.human))
+                    batch[rowid] = (item.record, item.judge)
                 else:
-                    fresh.append((rowid, rec, item.judge, item.source))
+                    fresh.append((rowid, prep.metrics))
             else:
                 rowid, old_digest, status = known
-                conn.execute("DELETE FROM judge_labels WHERE record = ?", (rowid,))
-                if old_digest == digest:
-                    conn.execute(
-                        "UPDATE records SET position = ? WHERE rowid = ?", (item.position, rowid)
-                    )
+                if rowid in pending:  # the same id twice in one file: store the first
+                    flush()
+                if old_digest == prep.digest:
+                    moved_rows.append((prep.position, rowid))
                     summary.unchanged += 1
                 else:
                     new_status = (
                         "stale" if (status != "unreviewed" or rowid in has_human) else status
                     )
-                    conn.execute(
-                        "UPDATE records SET position = ?, task = ?, data = ?, source = ?, "
-                        "content_hash = ?, status = ? WHERE rowid = ?",
+                    changed_rows.append(
                         (
-                            item.position,
-                            rec.task,
-                            data_json,
-                            item.source,
-                            digest,
+                            prep.position,
+                            prep.task,
+                            prep.data,
+                            prep.source,
+                            prep.digest,
                             new_status,
                             rowid,
-                        ),
+                        )
                     )
+                    existing[prep.id] = (rowid, prep.digest, new_status)
                     summary.updated += 1
                     summary.stale += new_status == "stale"
-                batch[rowid] = (rec, item.judge)
-            judge_rows.extend(_label_rows(rowid, item.judge))
-            if len(batch) + len(fresh) >= METRIC_BATCH or len(judge_rows) > 20_000:
+                item = item or _item(prep)
+                batch[rowid] = (item.record, item.judge)
+            pending.add(rowid)
+            judge_rows.extend([(rowid, *row) for row in prep.judge])
+            if len(pending) >= METRIC_BATCH or len(judge_rows) > 20_000:
                 flush()
                 if on_progress is not None:
                     on_progress(unreported)

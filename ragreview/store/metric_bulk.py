@@ -11,36 +11,44 @@ comparing with a recomputation from scratch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import sqlite3
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ..core import metrics
 from ..core.labels import Layer
 from ..core.record import Record
-from .metric_rows import COUNT, _settings, _with_source
+from . import bulk
+from .metric_rows import COUNT, _with_source
 
-if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
-    import sqlite_utils
+# A new record's metric values: (judge values, stored values); the effective layer is
+# the judge layer while the record has no human labels.
+Values = tuple[dict[str, float | None], dict[str, float | None]]
+Rows = tuple[list[tuple], list[tuple]]  # record_metrics rows, metric_totals increments
 
-New = tuple[int, Record, Layer, str | None]  # rowid, record, judge layer, source text
+
+def new_record_values(
+    record: Record, judge: Layer, source: str | None, settings: Mapping[str, Any]
+) -> Values:
+    """The metric values a new record without human labels stores (no DB needed)."""
+    record = _with_source(record, source)
+    return (
+        metrics.record_values(record, judge, settings, judge=judge),
+        metrics.stored_pairs(record, settings),
+    )
 
 
-def insert_new(db: sqlite_utils.Database, dataset: str, new: Iterable[New]) -> None:
-    """Store the metric rows of records created by this import (no metric rows yet,
-    no human layer) and add them to the dataset's running sums. Runs in the caller's
-    transaction."""
-    settings = _settings(db, dataset, {})
+def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
+    """The metric rows of records created by this import (no metric rows yet, no human
+    layer), and the increments of the dataset's running sums; ``store`` writes them."""
     rows: list[tuple] = []
     # name -> [n, total, total_sq] over the batch's non-NULL judge values; the
     # effective layer's sums are the same (no human layer), so they are written twice
     sums: dict[str, list] = {COUNT: [0, 0.0, 0.0]}
     count = sums[COUNT]
-    for rowid, record, judge_layer, source in new:
-        record = _with_source(record, source)
-        judge = metrics.record_values(record, judge_layer, settings, judge=judge_layer)
+    for rowid, (judge, stored) in new:
         rows += [(rowid, "judge", n, v) for n, v in judge.items()]
         rows += [(rowid, "effective", n, v) for n, v in judge.items()]
-        stored = metrics.stored_pairs(record, settings)
         rows += [(rowid, "stored", n, v) for n, v in stored.items()]
         rows.append((rowid, "judge", COUNT, 1.0))
         count[0] += 1
@@ -55,13 +63,16 @@ def insert_new(db: sqlite_utils.Database, dataset: str, new: Iterable[New]) -> N
                 s[1] += value
                 s[2] += value * value
     if not count[0]:
-        return
-    conn = db.conn
-    conn.executemany(
-        "INSERT INTO record_metrics (record, layer, name, value) VALUES (?, ?, ?, ?)", rows
-    )
+        return [], []
     totals = [(dataset, "judge", name, *s) for name, s in sums.items()]
     totals += [(dataset, "effective", name, *s) for name, s in sums.items() if name != COUNT]
+    return rows, totals
+
+
+def store(conn: sqlite3.Connection, rows: Rows) -> None:
+    """Write ``rows_for_new``'s rows in the caller's transaction."""
+    metric_rows, totals = rows
+    bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_rows)
     conn.executemany(
         "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "

@@ -1,0 +1,42 @@
+"""Inserting many rows at once: multi-row INSERT statements instead of ``executemany``.
+
+``executemany`` binds, steps and resets one statement per row from Python; an
+``INSERT … VALUES (…), (…), …`` of a few hundred rows does the same work in one step,
+which halves the cost of an import's millions of label and metric rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from itertools import chain
+
+# Values bound per statement. Past a few hundred rows the gain per row is flat, but
+# fewer, larger statements let the import's writer thread (see ``writer``) hand the GIL
+# back less often.
+VARIABLES_PER_STATEMENT = 8_000
+
+
+def insert(
+    conn: sqlite3.Connection,
+    table: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    conflict: str = "",
+) -> None:
+    """INSERT ``rows`` (tuples in ``columns`` order) into ``table``; ``conflict`` is an
+    optional ``ON CONFLICT …`` clause. Runs in the caller's transaction."""
+    if not rows:
+        return
+    width = len(columns)
+    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    per = max(1, min(VARIABLES_PER_STATEMENT, limit) // width)
+    head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+    group = "(" + ", ".join("?" * width) + ")"
+    full = len(rows) - len(rows) % per
+    if full:
+        sql = head + ", ".join([group] * per) + conflict
+        for start in range(0, full, per):
+            conn.execute(sql, list(chain.from_iterable(rows[start : start + per])))
+    if full < len(rows):
+        conn.executemany(head + group + conflict, rows[full:])
