@@ -1,3 +1,4 @@
 from ragreview.cli import cli
 
-cli()
+if __name__ == "__main__":  # not when a worker process (spawn) imports it
+    cli()

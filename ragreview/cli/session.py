@@ -13,9 +13,12 @@ from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
 from ..formats.jsonio import reporting_bytes
+from ..services import import_pipeline
 from ..store import importer, open_database
 from ..store import records as store_records
+from ..store import settings as store_settings
 from ..store.db import building
+from ..store.importer import Prepared
 from ..store.records import ImportSummary
 from .common import Target, file_progress, resolve
 
@@ -41,14 +44,16 @@ def store_stream(
     path: Path,
     dataset: str,
     fmt: str,
-    stream: Iterable[ImportItem | InputError],
+    stream: Iterable[ImportItem | Prepared | InputError],
 ) -> tuple[ImportSummary, list[InputError]]:
     """Store the valid records of a stream in one transaction, collecting the errors.
     Records stream through: a 100,000-record file is never held in memory."""
     errors: list[InputError] = []
 
-    def valid() -> Iterator[ImportItem]:
-        for entry in stream:
+    def valid(
+        entries: Iterable[ImportItem | Prepared | InputError],
+    ) -> Iterator[ImportItem | Prepared]:
+        for entry in entries:
             if isinstance(entry, InputError):
                 errors.append(entry)
             else:
@@ -56,8 +61,19 @@ def store_stream(
 
     document = formats.source_document(fmt, path)
     with file_progress("reading", path) as (on_bytes, on_records), reporting_bytes(on_bytes):
+        settings = None
+        if import_pipeline.worth_it(path):  # records prepared by a worker process
+            settings = store_settings.get_all(db, dataset)
+            stream = import_pipeline.prepared(path, fmt, settings, on_bytes)
         summary = importer.import_records(
-            db, dataset, fmt, str(path), valid(), on_progress=on_records, source_document=document
+            db,
+            dataset,
+            fmt,
+            str(path),
+            valid(stream),
+            on_progress=on_records,
+            source_document=document,
+            prepared_with=settings,
         )
     return summary, errors
 

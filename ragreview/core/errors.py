@@ -15,6 +15,9 @@ class RecordError(RagreviewError):
         self.field = field
         self.message = message
 
+    def __reduce__(self) -> tuple:  # pickled by the import worker process
+        return type(self), (self.field, self.message)
+
 
 class InputError(RagreviewError):
     """A problem in an input file, located by file and line."""
@@ -27,3 +30,6 @@ class InputError(RagreviewError):
         self.line = line
         self.field = field
         self.message = message
+
+    def __reduce__(self) -> tuple:  # pickled by the import worker process
+        return type(self), (self.path, self.line, self.field, self.message)

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import orjson
 
@@ -25,7 +28,7 @@ from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
-from .jsonio import iter_lines, raw_lines
+from .jsonio import iter_lines
 
 
 @dataclass
@@ -124,13 +127,52 @@ def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None
     write them), counted; None when any line does not start that way. Lets records
     stream without holding the whole file's records in memory."""
     pattern = (
-        r'[ \t]*\{[ \t]*"' + re.escape(field) + r'"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|-?\d+)[ \t]*[,}]'
+        r'[ \t]*\{[ \t]*"'
+        + re.escape(field)
+        + r'"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*"|-?\d+)[ \t]*[,}]'
     )
     match = re.compile(pattern.encode()).match  # bytes: only the id needs decoding
-    lines = raw_lines(path) if text is None else (line.encode() for line in text.split("\n"))
+    if text is not None:
+        return _count_ids((match(line.encode()), line) for line in text.split("\n"))
+    try:
+        with path.open("rb") as fh, _mapped(fh) as data:
+            return _count_ids(_line_starts(data, match))
+    except OSError as err:
+        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+
+
+@contextmanager
+def _mapped(fh: BinaryIO) -> Iterator[mmap.mmap | bytes]:
+    """The file's bytes without reading them into memory (an empty file cannot be mapped)."""
+    if os.fstat(fh.fileno()).st_size == 0:
+        yield b""
+        return
+    with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        yield data
+
+
+def _line_starts(
+    data: mmap.mmap | bytes, match: Callable[[Any, int], re.Match[bytes] | None]
+) -> Iterator[tuple[re.Match[bytes] | None, Any]]:
+    """(id match at the line's start, the line if there was none) for each line. Lines
+    are found with ``find`` on the mapped file: a fifth of the time of reading them."""
+    find = data.find
+    pos = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    end = len(data)
+    while pos < end:
+        nl = find(b"\n", pos)
+        stop = end if nl < 0 else nl
+        found = match(data, pos)
+        if found is not None and found.end() <= stop + 1:
+            yield found, None
+        else:
+            yield None, data[pos:stop]
+        pos = stop + 1
+
+
+def _count_ids(lines: Iterable[tuple[re.Match[bytes] | None, Any]]) -> Counter[str] | None:
     counts: Counter[str] = Counter()
-    for line in lines:
-        found = match(line)
+    for found, line in lines:
         if found is None:
             if line and not line.isspace():
                 return None  # a line that does not start with the id

@@ -48,8 +48,11 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+    # a generator: the id pass over the file runs when the first record is asked for
     ids = leading_ids(path, text, "id")
-    return finish(path, _drafts(path, text), validate_labels=False, ids=ids, rename=source_field)
+    yield from finish(
+        path, _drafts(path, text), validate_labels=False, ids=ids, rename=source_field
+    )
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:

@@ -53,7 +53,8 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
-    return finish(path, _drafts(path, text), ids=leading_ids(path, text, "id"))
+    # a generator: the id pass over the file runs when the first record is asked for
+    yield from finish(path, _drafts(path, text), ids=leading_ids(path, text, "id"))
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:

@@ -1,0 +1,162 @@
+"""Preparing a large file's records in a worker process while this one stores them.
+
+Reading, parsing, validating and computing the metrics of each record
+(``store.importer.prepare``) is about two thirds of an import; SQLite's inserts are the
+rest. For a large file a worker process (multiprocessing, spawn) reads and prepares
+the records and sends them here as pickled batches, so the two halves run on two
+cores. The records arrive in file order with the per-record errors among them, exactly
+as ``formats.read`` gives them; the worker never touches the database.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import pickle
+import queue
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from .. import formats
+from ..core.errors import InputError, RagreviewError
+from ..formats.jsonio import reporting_bytes
+from ..store.importer import Prepared, prepare
+
+PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
+BATCH = 100  # records per message (~2 MB of RAGBench rows)
+AHEAD = 32  # messages received ahead of the importer
+
+Entry = Prepared | InputError
+
+
+def worth_it(path: Path) -> bool:
+    try:
+        return path.stat().st_size >= PARALLEL_MIN_BYTES
+    except OSError:
+        return False
+
+
+def prepared(
+    path: Path,
+    fmt: str,
+    settings: dict[str, Any],
+    on_bytes: Callable[[int], None] | None = None,
+) -> Iterator[Entry]:
+    """``formats.read(path, fmt)``'s entries, each record prepared under ``settings``,
+    computed by a worker process. ``on_bytes(n)`` is told as the worker reads."""
+    context = multiprocessing.get_context("spawn")  # no fork of a process holding SQLite
+    receiver, sender = context.Pipe(duplex=False)
+    worker = context.Process(
+        target=_work, args=(sender, str(path), fmt, settings), name="ragreview-import"
+    )
+    worker.start()
+    sender.close()  # ours; the worker holds its own copy
+    inbox = _Inbox(receiver)
+    try:
+        while True:
+            message = inbox.get()
+            if message is None:
+                worker.join()
+                raise RagreviewError(
+                    f"{path}: the import worker stopped (exit code {worker.exitcode})"
+                )
+            kind, payload, read = pickle.loads(message)
+            if on_bytes is not None and read:
+                on_bytes(read)
+            if kind == "entries":
+                yield from payload
+            elif kind == "error":
+                raise payload
+            else:
+                return
+    finally:
+        if worker.is_alive():  # stopped early: an error here, or Ctrl-C
+            worker.terminate()
+        worker.join()
+        inbox.close()  # the worker is gone: its end of the pipe is closed
+
+
+class _Inbox:
+    """Messages from the worker, received by a thread of their own.
+
+    The importer takes records in bursts and then stores them for a while; without a
+    buffer the worker would wait through every store for its next message to be taken
+    (a pipe holds 64 KiB), and the two processes would take turns instead of working
+    at once. Receiving waits outside the GIL.
+    """
+
+    def __init__(self, receiver: Connection) -> None:
+        self._receiver = receiver
+        self._messages: queue.Queue[bytes | None] = queue.Queue(maxsize=AHEAD)
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._receive, name="ragreview-inbox", daemon=True)
+        self._thread.start()
+
+    def _receive(self) -> None:
+        message: bytes | None
+        while True:
+            try:
+                message = self._receiver.recv_bytes()
+            except (EOFError, OSError):  # the worker is gone (or we closed the pipe)
+                message = None
+            while not self._closed.is_set():
+                try:
+                    self._messages.put(message, timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+            if message is None or self._closed.is_set():
+                return
+
+    def get(self) -> bytes | None:
+        """The next message; None once the worker has closed its end."""
+        return self._messages.get()
+
+    def close(self) -> None:
+        """Stop receiving; call once the worker has exited (the thread then sees EOF)."""
+        self._closed.set()
+        self._thread.join()
+        self._receiver.close()
+
+
+def _work(sender: Connection, path: str, fmt: str, settings: dict[str, Any]) -> None:
+    """The worker: read, prepare, send. Everything it raises goes to the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    gc.disable()  # as in the importer: no cycles, and the collector would cost a fifth
+    read = 0
+
+    def send(kind: str, payload: Any) -> None:
+        nonlocal read
+        sender.send_bytes(pickle.dumps((kind, payload, read), protocol=pickle.HIGHEST_PROTOCOL))
+        read = 0
+
+    def count(n: int) -> None:
+        nonlocal read
+        read += n
+
+    try:
+        _fmt, stream = formats.read(Path(path), fmt)  # (its peek at the head is not progress)
+        with reporting_bytes(count):
+            batch: list[Entry] = []
+            for entry in stream:
+                batch.append(entry if isinstance(entry, InputError) else prepare(entry, settings))
+                if len(batch) >= BATCH:
+                    send("entries", batch)
+                    batch = []
+            send("entries", batch)
+        send("done", None)
+    except BaseException as err:
+        if not isinstance(err, RagreviewError):  # a bug: its traceback, as text
+            import traceback
+
+            err = RuntimeError("".join(traceback.format_exception(err)))
+        try:
+            send("error", err)
+        except OSError:  # the parent stopped listening (it stopped us)
+            pass
+    finally:
+        sender.close()
