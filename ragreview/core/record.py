@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from .errors import RecordError
@@ -65,7 +66,7 @@ class Record:
 
     @property
     def doc_sentences(self) -> tuple[Sentence, ...]:
-        return tuple(s for d in self.documents for s in d.sentences)
+        return tuple(chain.from_iterable(d.sentences for d in self.documents))
 
     @property
     def response_text(self) -> str:

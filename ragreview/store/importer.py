@@ -58,7 +58,6 @@ class Prepared(NamedTuple):
     task: str | None
     data: str  # canonical record JSON (without id and labels)
     source: str | None
-    digest: str
     judge: list[LabelRow]
     human: list[LabelRow]  # labels the file itself marks as human (rare)
     metrics: metric_bulk.Values  # its metric values as a new record (effective = judge)
@@ -74,7 +73,6 @@ def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
         rec.task,
         data,
         item.source,
-        content_hash(data, item.source),
         _label_rows(item.judge),
         _label_rows(item.human),
         metric_bulk.new_record_values(rec, item.judge, item.source, settings),
@@ -218,6 +216,8 @@ def import_records(
                 prep, item = entry, None
             else:
                 prep, item = prepare(entry, settings), entry
+            # hashed here, not in prepare: the worker process is the busier one
+            digest = content_hash(prep.data, prep.source)
             known = existing.get(prep.id)
             if known is None:
                 rowid = next_rowid
@@ -231,10 +231,10 @@ def import_records(
                         prep.task,
                         prep.data,
                         prep.source,
-                        prep.digest,
+                        digest,
                     )
                 )
-                existing[prep.id] = (rowid, prep.digest, "unreviewed")
+                existing[prep.id] = (rowid, digest, "unreviewed")
                 summary.inserted += 1
                 if prep.human or not trusted:
                     item = item or _item(prep)
@@ -247,7 +247,7 @@ def import_records(
                 rowid, old_digest, status = known
                 if rowid in pending:  # the same id twice in one file: store the first
                     flush()
-                if old_digest == prep.digest:
+                if old_digest == digest:
                     moved_rows.append((prep.position, rowid))
                     summary.unchanged += 1
                 else:
@@ -260,12 +260,12 @@ def import_records(
                             prep.task,
                             prep.data,
                             prep.source,
-                            prep.digest,
+                            digest,
                             new_status,
                             rowid,
                         )
                     )
-                    existing[prep.id] = (rowid, prep.digest, new_status)
+                    existing[prep.id] = (rowid, digest, new_status)
                     summary.updated += 1
                     summary.stale += new_status == "stale"
                 item = item or _item(prep)

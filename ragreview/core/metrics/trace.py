@@ -55,11 +55,12 @@ def _true(labels: Layer, name: str, keys: frozenset[str]) -> set[str]:
     return {k for k, v in (labels.get(name) or {}).items() if v is True and k in keys}
 
 
-def _extra(record: Record, listed: str, judge: Layer, name: str, keys: frozenset[str]) -> int:
+def _extra(record: Record, listed: str, judged: set[str]) -> int:
+    """Listed keys beyond the judge's true labels (unknown or repeated keys in the row)."""
     count = record.scores.get(listed)
     if count is None:
         return 0
-    return max(0, int(count) - len(_true(judge, name, keys)))
+    return max(0, int(count) - len(judged))
 
 
 def metrics(
@@ -76,9 +77,11 @@ def metrics(
     out: Values = {}
     if variant == "ragbench":
         n_r, n_u = len(relevant), len(utilized)
-        if judge is not None:
-            n_r += _extra(record, "ragbench.relevant_listed", judge, "relevant", keys)
-            n_u += _extra(record, "ragbench.utilized_listed", judge, "utilized", keys)
+        if judge is not None:  # (on import the labels are the judge's: no second pass)
+            judged_r = relevant if judge is labels else _true(judge, "relevant", keys)
+            judged_u = utilized if judge is labels else _true(judge, "utilized", keys)
+            n_r += _extra(record, "ragbench.relevant_listed", judged_r)
+            n_u += _extra(record, "ragbench.utilized_listed", judged_u)
         total = len(sentences)
         out["trace.relevance"] = n_r / total if total else 0.0
         out["trace.utilization"] = n_u / total if total else 0.0
