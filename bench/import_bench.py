@@ -135,15 +135,19 @@ def baseline(path: Path, db_path: Path) -> int:
     return n
 
 
-def ragreview_import(path: Path, db_path: Path) -> None:
-    env = {
+def ragreview_env() -> dict[str, str]:
+    """The environment for ``python -m ragreview`` from this checkout."""
+    return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
     }
+
+
+def ragreview_import(path: Path, db_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "ragreview", "import", str(path), "--db", str(db_path)],
         check=True,
-        env=env,
+        env=ragreview_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

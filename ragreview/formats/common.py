@@ -111,7 +111,7 @@ def write_lines(
     for item in items:
         if item.source is None:
             raise InputError(item.record.id, None, "source", f"record has no {what} source")
-        if not changed(item.judge, item.human):
+        if not item.human or not changed(item.judge, item.human):
             out.write(item.source.rstrip("\n"))
         else:
             row = loads_source(item.source)

@@ -65,7 +65,8 @@ def write(
         "source.document": store_records.source_document(db, dataset),
         "export.subset": reviewed_only,
     }
-    items: Any = store_records.iterate(db, dataset, status="reviewed" if reviewed_only else None)
+    status = "reviewed" if reviewed_only else None
+    items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
     if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
         from ..store.review_queries import with_gold_metadata
 

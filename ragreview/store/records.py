@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -57,8 +58,8 @@ class StoredRecord:
     rowid: int
     dataset: str
     position: int
-    record: Record
-    judge: Layer
+    data: str = field(repr=False)  # the canonical record's JSON, as stored
+    judge_layer: Layer | _JudgePage = field(repr=False)  # see ``judge``
     human: Layer
     status: str
     reviewed_by: str | None
@@ -66,9 +67,33 @@ class StoredRecord:
     note: str | None
     source: str | None
 
+    @cached_property
+    def record(self) -> Record:
+        """Parsed on first use: an export writes most records back from ``source`` alone,
+        and parsing is most of the cost of reading a record."""
+        return parse_record(loads(self.data))
+
+    @property
+    def judge(self) -> Layer:
+        page = self.judge_layer
+        return page.layers[self.rowid] if isinstance(page, _JudgePage) else page
+
     @property
     def id(self) -> str:
         return self.record.id
+
+
+class _JudgePage:
+    """The judge layers of a page of records, read when the first one is asked for
+    (``iterate(lazy_judge=True)``), on the connection and thread that read the page."""
+
+    def __init__(self, conn: Any, rowids: list[int]) -> None:
+        self._conn = conn
+        self._rowids = rowids
+
+    @cached_property
+    def layers(self) -> Mapping[int, Layer]:
+        return _layers(self._conn, "judge_labels", self._rowids)
 
 
 def content_hash(data_json: str, source: str | None) -> str:
@@ -84,6 +109,9 @@ def content_hash(data_json: str, source: str | None) -> str:
 _RECORD_COLUMNS = "rowid, dataset, position, data, status, reviewed_by, reviewed_at, note, source"
 
 
+_BOOLEANS = {"true": True, "false": False}  # most label values: no parser needed
+
+
 def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str, Any]]]:
     out: dict[int, dict[str, dict[str, Any]]] = {r: {} for r in rowids}
     for start in range(0, len(rowids), 500):
@@ -92,13 +120,18 @@ def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str
         for rec, name, target, value in conn.execute(
             f"SELECT record, name, target, value FROM {table} WHERE record IN ({marks})", chunk
         ):
-            out[rec].setdefault(name, {})[target] = loads(value)
+            decoded = _BOOLEANS.get(value)
+            out[rec].setdefault(name, {})[target] = loads(value) if decoded is None else decoded
     return out
 
 
-def _build(rows: list[tuple], conn) -> list[StoredRecord]:
+def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredRecord]:
     rowids = [r[0] for r in rows]
-    judge = _layers(conn, "judge_labels", rowids)
+    judge: Mapping[int, Layer | _JudgePage] = (
+        dict.fromkeys(rowids, _JudgePage(conn, rowids))
+        if lazy_judge
+        else _layers(conn, "judge_labels", rowids)
+    )
     human = _layers(conn, "human_labels", rowids)
     out = []
     for rowid, dataset, position, data, status, by, at, note, source in rows:
@@ -107,7 +140,7 @@ def _build(rows: list[tuple], conn) -> list[StoredRecord]:
                 rowid,
                 dataset,
                 position,
-                parse_record(loads(data)),
+                data,
                 judge[rowid],
                 human[rowid],
                 status,
@@ -154,8 +187,11 @@ def iterate(
     *,
     status: str | None = None,
     batch: int = 500,
+    lazy_judge: bool = False,
 ) -> Iterator[StoredRecord]:
-    """Records in file order, loaded in batches so memory stays flat."""
+    """Records in file order, loaded in batches so memory stays flat. With
+    ``lazy_judge`` a page's judge layers are read only if one is asked for (an export
+    writes unreviewed records back from their source alone)."""
     where, params = [], []
     if dataset is not None:
         where.append("dataset = ?")
@@ -163,19 +199,23 @@ def iterate(
     if status is not None:
         where.append("status = ?")
         params.append(status)
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
-    last: tuple = ("", -1, -1)  # (dataset, position, rowid) of the last row seen
+    # Keyset paging. Within one dataset the key is (position, rowid): SQLite then seeks
+    # the (dataset, position) index to the page's start; with the dataset in the row
+    # value it would rescan the dataset's index from its start for every page.
+    key = "position, rowid" if dataset is not None else "dataset, position, rowid"
+    where.append(f"({key}) > ({', '.join('?' for _ in key.split(','))})")
+    clause = " AND ".join(where)
+    last: tuple = (-1, -1) if dataset is not None else ("", -1, -1)
     while True:
         rows = db.conn.execute(
-            f"SELECT {_RECORD_COLUMNS} FROM records {clause} "
-            f"{'AND' if clause else 'WHERE'} (dataset, position, rowid) > (?, ?, ?) "
-            "ORDER BY dataset, position, rowid LIMIT ?",
+            f"SELECT {_RECORD_COLUMNS} FROM records WHERE {clause} ORDER BY {key} LIMIT ?",
             [*params, *last, batch],
         ).fetchall()
         if not rows:
             return
-        yield from _build(rows, db.conn)
-        last = (rows[-1][1], rows[-1][2], rows[-1][0])
+        yield from _build(rows, db.conn, lazy_judge)
+        end = rows[-1]
+        last = (end[2], end[0]) if dataset is not None else (end[1], end[2], end[0])
 
 
 def datasets(db: sqlite_utils.Database) -> list[dict[str, Any]]:

@@ -71,7 +71,7 @@ def with_gold_metadata(
     (``gold_metadata``), written by the native writer like any other field."""
     for stored in items:
         data = {**stored.record.data, "review": gold_metadata(stored, settings)}
-        yield replace(stored, record=replace(stored.record, data=data))
+        yield replace(stored, data=dumps(data))
 
 
 # -- samples --------------------------------------------------------------------------

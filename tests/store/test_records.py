@@ -148,6 +148,28 @@ def test_iterate_pages_in_file_order(db) -> None:
     assert [r.position for r in store_records.iterate(db, "ds", batch=2)] == [1, 2, 3, 4, 5]
 
 
+def test_iterate_pages_across_datasets_ties_and_status(db) -> None:
+    b = [item(2, "b2"), item(1, "b1x"), item(1, "b1y"), item(3, "b3")]
+    importer.import_records(db, "b", "ragreview", None, b)
+    importer.import_records(db, "a", "ragreview", None, [item(1, "a1x"), item(1, "a1y")])
+    db.conn.execute("UPDATE records SET status = 'reviewed' WHERE id IN ('b1y', 'b3')")
+    in_order = ["a1x", "a1y", "b1x", "b1y", "b2", "b3"]  # dataset, position, then rowid
+    assert [r.id for r in store_records.iterate(db, batch=1)] == in_order
+    assert [r.id for r in store_records.iterate(db, "b", batch=1)] == in_order[2:]
+    reviewed = store_records.iterate(db, "b", status="reviewed", batch=1)
+    assert [r.id for r in reviewed] == ["b1y", "b3"]
+
+
+def test_a_lazy_judge_layer_is_the_stored_one(db) -> None:
+    items = [item(p, f"r{p}", judge={"relevant": {"0a": p % 2 == 0}}) for p in range(1, 8)]
+    importer.import_records(db, "ds", "ragreview", None, items)
+    eager = list(store_records.iterate(db, "ds", batch=3))
+    lazy = list(store_records.iterate(db, "ds", batch=3, lazy_judge=True))
+    assert [r.judge for r in lazy] == [r.judge for r in eager]
+    assert [r.judge for r in eager] == [{"relevant": {"0a": p % 2 == 0}} for p in range(1, 8)]
+    assert [r.record for r in lazy] == [r.record for r in eager]
+
+
 def test_failed_import_writes_nothing(db) -> None:
     def items():
         yield item(1, "r1")
