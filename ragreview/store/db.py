@@ -100,7 +100,6 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         conn.execute("PRAGMA journal_mode=MEMORY")  # rollback still works (errors, Ctrl-C)
         conn.execute("PRAGMA synchronous=OFF")  # synced once, below, before it is published
         conn.execute("PRAGMA locking_mode=EXCLUSIVE")  # nobody else knows the file
-        conn.execute("PRAGMA cache_size=-262144")
         conn.execute("PRAGMA foreign_keys=ON")
         db = sqlite_utils.Database(conn)
         with write(conn):

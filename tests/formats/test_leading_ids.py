@@ -27,3 +27,14 @@ def test_ids_counted_from_the_file_and_from_text_alike(tmp_path, content, expect
     assert leading_ids(path, None, "id") == expected
     text = content.removeprefix("\ufeff")  # read_text drops the BOM
     assert leading_ids(path, text, "id") == expected
+
+
+@pytest.mark.parametrize("block", [1, 7, 64])
+def test_lines_longer_than_a_block_and_split_across_blocks(tmp_path, monkeypatch, block) -> None:
+    from ragreview.formats import common
+
+    monkeypatch.setattr(common, "ID_PASS_BLOCK", block)
+    for content, expected in CASES:
+        path = tmp_path / "rows.jsonl"
+        path.write_bytes(content.encode())
+        assert leading_ids(path, None, "id") == expected, content
