@@ -73,6 +73,7 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
 
 
 BUILD_SUFFIX = ".building"
+BUILD_CACHE_KIB = 64 * 1024
 
 
 @contextmanager
@@ -100,6 +101,9 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         conn.execute("PRAGMA journal_mode=MEMORY")  # rollback still works (errors, Ctrl-C)
         conn.execute("PRAGMA synchronous=OFF")  # synced once, below, before it is published
         conn.execute("PRAGMA locking_mode=EXCLUSIVE")  # nobody else knows the file
+        # a larger page cache keeps the records' id index in memory while it grows in
+        # random order (about a tenth off a 100k-row import); freed when the build ends
+        conn.execute(f"PRAGMA cache_size=-{BUILD_CACHE_KIB}")
         conn.execute("PRAGMA foreign_keys=ON")
         db = sqlite_utils.Database(conn)
         with write(conn):
