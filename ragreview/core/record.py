@@ -131,7 +131,6 @@ def _list(value: Any, field_name: str) -> list:
 
 
 _LIST = {list}
-_PAIR = {2}
 _STR = {str}
 
 
@@ -139,12 +138,19 @@ def _pairs(items: list) -> tuple[tuple[Sentence, ...], tuple[str, ...]] | None:
     """Non-empty, well-formed ``[key, text]`` pairs with distinct keys, and the keys; None
     when anything is off (``_keyed`` then names the offending entry). The checks are
     set/map/zip calls, not a Python loop: this runs for every sentence list on import."""
-    if set(map(type, items)) != _LIST or set(map(len, items)) != _PAIR:
+    try:
+        pairs = [(key, text) for key, text in items]
+    except (TypeError, ValueError):  # an entry that is not a pair
         return None
-    keys, texts = zip(*items)
-    if set(map(type, keys)) | set(map(type, texts)) != _STR or len(set(keys)) != len(keys):
+    keys, texts = zip(*pairs)
+    if (
+        set(map(type, keys)) != _STR
+        or set(map(type, texts)) != _STR
+        or set(map(type, items)) != _LIST  # ("ab" and {"a": 1, "b": 2} unpack too)
+        or len(set(keys)) != len(keys)
+    ):
         return None
-    return tuple(zip(keys, texts)), keys
+    return tuple(pairs), keys
 
 
 def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
