@@ -17,17 +17,13 @@ at least 0.5.
 
 from __future__ import annotations
 
-import argparse
 import filecmp
 import sqlite3
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from import_bench import baseline, generate, ragreview_env
+from import_bench import baseline, clean_up, generate, ragreview, report, setup
 
 
 def baseline_export(db_path: Path, out: Path) -> int:
@@ -42,24 +38,8 @@ def baseline_export(db_path: Path, out: Path) -> int:
     return n
 
 
-def ragreview(*args: str | Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "ragreview", *map(str, args)],
-        check=True,
-        env=ragreview_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each (median)")
-    parser.add_argument("--keep", type=Path, help="keep the generated file and DBs here")
-    args = parser.parse_args()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="ragreview-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    args, folder = setup(__doc__.splitlines()[0])
     data = folder / "ragbench_rows.jsonl"
     if not data.exists():
         generate(data, args.records)
@@ -79,16 +59,8 @@ def main() -> None:
         ours_times.append(time.perf_counter() - t)
     if not filecmp.cmp(data, folder / "ragreview-out.jsonl", shallow=False):
         sys.exit("the export is not the input byte for byte")
-    base_s, ours_s = statistics.median(base_times), statistics.median(ours_times)
-    runs = f" (median of {args.repeat})" if args.repeat > 1 else ""
-    print(f"baseline (sqlite -> file):  {base_s:6.1f} s  {n / base_s:9.0f} records/s{runs}")
-    print(f"ragreview export:           {ours_s:6.1f} s  {n / ours_s:9.0f} records/s{runs}")
-    ratios = ", ".join(f"{b / o:.2f}" for b, o in zip(base_times, ours_times, strict=True))
-    print(f"ratio: {base_s / ours_s:.2f} (target >= 0.50; per run: {ratios})")
-    if args.keep is None:
-        for p in folder.iterdir():
-            p.unlink()
-        folder.rmdir()
+    report("baseline (sqlite -> file)", "ragreview export", n, base_times, ours_times)
+    clean_up(folder, args.keep)
 
 
 if __name__ == "__main__":

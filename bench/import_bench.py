@@ -143,9 +143,10 @@ def ragreview_env() -> dict[str, str]:
     }
 
 
-def ragreview_import(path: Path, db_path: Path) -> None:
+def ragreview(*args: str | Path) -> None:
+    """``python -m ragreview ARGS`` from this checkout, output discarded."""
     subprocess.run(
-        [sys.executable, "-m", "ragreview", "import", str(path), "--db", str(db_path)],
+        [sys.executable, "-m", "ragreview", *map(str, args)],
         check=True,
         env=ragreview_env(),
         stdout=subprocess.DEVNULL,
@@ -153,14 +154,37 @@ def ragreview_import(path: Path, db_path: Path) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def setup(description: str) -> tuple[argparse.Namespace, Path]:
+    """The bench scripts' options, and the folder their files go in."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each (median)")
     parser.add_argument("--keep", type=Path, help="keep the generated file and DBs here")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="ragreview-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
+    return args, folder
+
+
+def report(base_name: str, ours_name: str, n: int, base: list[float], ours: list[float]) -> None:
+    """Both throughputs (medians) and their ratio, with each run's ratio."""
+    base_s, ours_s = statistics.median(base), statistics.median(ours)
+    runs = f" (median of {len(base)})" if len(base) > 1 else ""
+    print(f"{base_name + ':':28s}{base_s:6.1f} s  {n / base_s:9.0f} records/s{runs}")
+    print(f"{ours_name + ':':28s}{ours_s:6.1f} s  {n / ours_s:9.0f} records/s{runs}")
+    ratios = ", ".join(f"{b / o:.2f}" for b, o in zip(base, ours, strict=True))
+    print(f"ratio: {base_s / ours_s:.2f} (target >= 0.50; per run: {ratios})")
+
+
+def clean_up(folder: Path, keep: Path | None) -> None:
+    if keep is None:
+        for p in folder.iterdir():
+            p.unlink()
+        folder.rmdir()
+
+
+def main() -> None:
+    args, folder = setup(__doc__.splitlines()[0])
     data = folder / "ragbench_rows.jsonl"
     t = time.perf_counter()
     generate(data, args.records)
@@ -175,19 +199,10 @@ def main() -> None:
         n = baseline(data, folder / "baseline.db")
         base_times.append(time.perf_counter() - t)
         t = time.perf_counter()
-        ragreview_import(data, folder / "ragreview.db")
+        ragreview("import", data, "--db", folder / "ragreview.db")
         ours_times.append(time.perf_counter() - t)
-    base_s, ours_s = statistics.median(base_times), statistics.median(ours_times)
-    base_rate, ours_rate = n / base_s, n / ours_s
-    runs = f" (median of {args.repeat})" if args.repeat > 1 else ""
-    print(f"baseline (orjson + sqlite): {base_s:6.1f} s  {base_rate:9.0f} records/s{runs}")
-    print(f"ragreview import:           {ours_s:6.1f} s  {ours_rate:9.0f} records/s{runs}")
-    ratios = ", ".join(f"{b / o:.2f}" for b, o in zip(base_times, ours_times, strict=True))
-    print(f"ratio: {ours_rate / base_rate:.2f} (target >= 0.50; per run: {ratios})")
-    if args.keep is None:
-        for p in folder.iterdir():
-            p.unlink()
-        folder.rmdir()
+    report("baseline (orjson + sqlite)", "ragreview import", n, base_times, ours_times)
+    clean_up(folder, args.keep)
 
 
 if __name__ == "__main__":
