@@ -96,25 +96,22 @@ def import_file(
 
 
 def import_target(
-    target: Target,
-    read: tuple[str, Iterator[ImportItem | InputError]] | None = None,
-    fmt: str | None = None,
+    target: Target, read: tuple[str, Iterator[ImportItem | InputError]]
 ) -> tuple[sqlite_utils.Database, ImportSummary, list[InputError]]:
-    """Import the target's input file into its DB, creating the DB if needed; ``read``
-    is the input already opened with ``formats.read``. Returns the open DB too."""
+    """Import the target's input file, as opened by ``formats.read``, into its DB,
+    creating the DB if needed. Returns the open DB too."""
     assert target.input_path is not None and target.dataset is not None
     path, dataset = target.input_path, target.dataset
+    fmt, stream = read
     if not target.db_path.exists():
-        fmt_name, stream = read or formats.read(path, fmt)
         try:
             with building(target.db_path) as new:
-                summary, errors = store_stream(new, path, dataset, fmt_name, stream)
+                summary, errors = store_stream(new, path, dataset, fmt, stream)
             return open_database(target.db_path), summary, errors
         except FileExistsError:  # another process created it meanwhile: import into theirs
-            read = None
+            _fmt, stream = formats.read(path, fmt)  # (the first read was used up)
     database = open_database(target.db_path)
-    fmt_name, stream = read or formats.read(path, fmt)
-    summary, errors = store_stream(database, path, dataset, fmt_name, stream)
+    summary, errors = store_stream(database, path, dataset, fmt, stream)
     return database, summary, errors
 
 

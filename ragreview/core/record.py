@@ -134,10 +134,11 @@ _LIST = {list}
 _STR = {str}
 
 
-def _pairs(items: list) -> tuple[tuple[Sentence, ...], tuple[str, ...]] | None:
-    """Non-empty, well-formed ``[key, text]`` pairs with distinct keys, and the keys; None
-    when anything is off (``_keyed`` then names the offending entry). The checks are
-    set/map/zip calls, not a Python loop: this runs for every sentence list on import."""
+def _pairs(items: list) -> tuple[Sentence, ...] | None:
+    """Non-empty, well-formed ``[key, text]`` pairs with distinct keys; None when
+    anything is off (``_keyed`` then names the offending entry). One unpacking pass,
+    then set/map/zip calls instead of per-entry checks: this runs for every sentence
+    list on import."""
     try:
         pairs = [(key, text) for key, text in items]
     except (TypeError, ValueError):  # an entry that is not a pair
@@ -150,7 +151,7 @@ def _pairs(items: list) -> tuple[tuple[Sentence, ...], tuple[str, ...]] | None:
         or len(set(keys)) != len(keys)
     ):
         return None
-    return tuple(pairs), keys
+    return tuple(pairs)
 
 
 def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
@@ -159,7 +160,7 @@ def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
         return ()
     fast = _pairs(items)
     if fast is not None:
-        return fast[0]
+        return fast
     out = []
     seen: set[str] = set()
     for i, item in enumerate(items):
@@ -211,26 +212,21 @@ def parse_record(obj: Any) -> Record:
     documents = []
     doc_keys: set[str] = set()
     for i, doc in enumerate(_list(obj.get("documents"), "documents")):
+        where = f"documents[{i}]"
         if not isinstance(doc, dict):
-            raise RecordError(f"documents[{i}]", f"expected an object, got {kind_of(doc)}")
-        raw = doc.get("sentences")
-        fast = _pairs(raw) if type(raw) is list and raw else None
-        if fast is not None:
-            sentences, keys = fast
-        else:
-            sentences = _keyed(raw, f"documents[{i}].sentences")
-            keys = tuple(key for key, _ in sentences)
+            raise RecordError(where, f"expected an object, got {kind_of(doc)}")
+        sentences = _keyed(doc.get("sentences"), where + ".sentences")
+        keys = {key for key, _ in sentences}
         if not doc_keys.isdisjoint(keys):
-            dup = next(key for key in keys if key in doc_keys)
-            raise RecordError(f"documents[{i}].sentences", f"duplicate key {dup!r}")
-        doc_keys.update(keys)
+            dup = next(key for key, _ in sentences if key in doc_keys)
+            raise RecordError(where + ".sentences", f"duplicate key {dup!r}")
+        doc_keys |= keys
         doc_id = doc.get("id")
-        title = doc.get("title")
         documents.append(
             Document(
                 sentences,
                 None if doc_id is None else str(doc_id),
-                title if type(title) is str else _str(title, f"documents[{i}].title"),
+                _str(doc.get("title"), where + ".title"),
             )
         )
 

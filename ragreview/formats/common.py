@@ -159,37 +159,31 @@ Start = tuple["re.Match[bytes] | None", Any]
 def _file_line_starts(fh: BufferedReader, match: Match) -> Iterator[Start]:
     """``_line_starts`` over a file read block by block into one reused buffer (a new
     block object per read costs more, in page faults, than the scan itself)."""
+    if fh.read(3) != b"\xef\xbb\xbf":  # a byte order mark is skipped
+        fh.seek(0)
     buf = bytearray(ID_PASS_BLOCK)
     filled = 0
-    start = 0
-    first = True
     while True:
         if filled == len(buf):  # a line longer than the buffer
             buf.extend(bytes(len(buf)))
         n = fh.readinto(memoryview(buf)[filled:])
         filled += n
-        if first:  # a byte order mark is skipped, once its three bytes are in
-            if filled < 3 and n:
-                continue
-            first = False
-            if buf[:3] == b"\xef\xbb\xbf" and filled >= 3:
-                start = 3
         if not n:
-            yield from _line_starts(buf, match, start, filled)
+            yield from _line_starts(buf, match, filled)
             return
-        cut = buf.rfind(b"\n", start, filled) + 1  # whole lines; the rest waits for more
+        cut = buf.rfind(b"\n", 0, filled) + 1  # whole lines; the rest waits for more
         if cut:
-            yield from _line_starts(buf, match, start, cut)
+            yield from _line_starts(buf, match, cut)
             buf[: filled - cut] = buf[cut:filled]
             filled -= cut
-            start = 0
 
 
-def _line_starts(data: bytearray, match: Match, pos: int, end: int) -> Iterator[Start]:
+def _line_starts(data: bytearray, match: Match, end: int) -> Iterator[Start]:
     """(id match at the line's start, the line if there was none) for each line of
-    ``data[pos:end]``. Lines are found with ``find``, not split out: the id pass then
+    ``data[:end]``. Lines are found with ``find``, not split out: the id pass then
     costs a third of reading the file line by line."""
     find = data.find
+    pos = 0
     while pos < end:
         nl = find(b"\n", pos, end)
         stop = end if nl < 0 else nl

@@ -11,9 +11,8 @@ import sqlite3
 from collections.abc import Sequence
 from itertools import chain
 
-# Values bound per statement. Past a few hundred rows the gain per row is flat, but
-# fewer, larger statements let the import's writer thread (see ``writer``) hand the GIL
-# back less often.
+# Values bound per statement (capped by the SQLite build's own limit). Past a few
+# hundred rows the gain per row is flat.
 VARIABLES_PER_STATEMENT = 8_000
 
 

@@ -109,7 +109,6 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         with write(conn):
             MIGRATIONS.apply(db)
         yield db
-        conn.execute("PRAGMA locking_mode=NORMAL")
         conn.execute("PRAGMA journal_mode=WAL")  # stored in the file: persists
         conn.close()
         with open(temp, "rb+") as fh:

@@ -1,8 +1,8 @@
 """Storing an import: records, judge labels, imported human labels and metric rows.
 
 One write transaction; the records stream through in batches so memory stays flat.
-Each record is first *prepared* (``prepare``: its JSON text, hash, label rows and
-metrics, all that needs no DB) and then stored. Preparing is most of the work and can
+Each record is first *prepared* (``prepare``: its JSON text, label rows and metrics,
+all that needs no DB) and then stored. Preparing is most of the work and can
 run in another process (``services.import_pipeline``); a new record without human
 labels is then stored from its prepared rows alone.
 """
@@ -18,7 +18,7 @@ from ..core.labels import Layer
 from ..core.record import ImportItem, Record, parse_record
 from . import bulk, metric_bulk, metric_rows
 from .db import write
-from .records import ImportSummary, content_hash, dumps, loads, now
+from .records import ImportSummary, content_hash, dumps, label_value, loads, now
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -45,7 +45,7 @@ def _label_rows(layer: Layer) -> list[LabelRow]:
 def _layer(rows: list[LabelRow]) -> Layer:
     layer: dict[str, dict[str, Any]] = {}
     for name, target, value in rows:
-        layer.setdefault(name, {})[target] = loads(value)
+        layer.setdefault(name, {})[target] = label_value(value)
     return layer
 
 

@@ -112,6 +112,12 @@ _RECORD_COLUMNS = "rowid, dataset, position, data, status, reviewed_by, reviewed
 _BOOLEANS = {"true": True, "false": False}  # most label values: no parser needed
 
 
+def label_value(text: str) -> Any:
+    """A stored label value (JSON text) back as a value."""
+    value = _BOOLEANS.get(text)
+    return loads(text) if value is None else value
+
+
 def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str, Any]]]:
     out: dict[int, dict[str, dict[str, Any]]] = {r: {} for r in rowids}
     for start in range(0, len(rowids), 500):
@@ -120,8 +126,7 @@ def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str
         for rec, name, target, value in conn.execute(
             f"SELECT record, name, target, value FROM {table} WHERE record IN ({marks})", chunk
         ):
-            decoded = _BOOLEANS.get(value)
-            out[rec].setdefault(name, {})[target] = loads(value) if decoded is None else decoded
+            out[rec].setdefault(name, {})[target] = label_value(value)
     return out
 
 
