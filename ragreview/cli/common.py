@@ -64,18 +64,25 @@ def progress(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
     if not progress_enabled():
         yield lambda n: None
         return
+    with counting_bar() as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def counting_bar(*extra_columns: str) -> Any:
+    """A rich ``Progress`` on stderr: description, bar, done/total, time left, then
+    ``extra_columns``; gone when finished."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    with Progress(
+    return Progress(
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
+        *extra_columns,
         transient=True,
         console=_stderr_console(),
-    ) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda n: bar.advance(task, n)
+    )
 
 
 @contextmanager

@@ -13,7 +13,7 @@ import sqlite_utils
 
 from ..store import judge_store
 from . import cli
-from .common import _stderr_console, progress_enabled, user_errors
+from .common import counting_bar, progress_enabled, user_errors
 from .options import dataset_option, db_option
 from .session import open_target
 
@@ -173,17 +173,7 @@ def _progress_bar(total: int, config) -> Iterator[Callable]:
     if not progress_enabled():
         yield lambda stats: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        "{task.fields[usage]}",
-        transient=True,
-        console=_stderr_console(),
-    ) as bar:
+    with counting_bar("{task.fields[usage]}") as bar:
         task = bar.add_task("judging", total=total, usage="")
 
         def update(stats) -> None:
