@@ -1,15 +1,26 @@
-"""The dependency rule (STYLE.md): the domain, formats and store load no UI, CLI,
-LLM client or NLTK, so scripts and the metrics command start fast."""
+"""The dependency rule (STYLE.md, docs/architecture.md): packages import only from the
+packages before them in ``core → formats | store → services → tui → cli``, and the
+domain, formats and store load no UI, CLI, LLM client or NLTK, so scripts and the
+metrics command start fast."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import subprocess_env
 
 HEAVY = ("textual", "click", "openai", "nltk")
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "ragreview"
+
+# Each package's rank; a package may import only from packages of a lower rank.
+# ``formats`` and ``store`` share a rank and do not import each other.
+RANK = {"core": 0, "formats": 1, "store": 1, "services": 2, "tui": 3, "cli": 4}
 
 
 def loaded_after(statement: str) -> list[str]:
@@ -22,6 +33,68 @@ def loaded_after(statement: str) -> list[str]:
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
+
+
+def _module_name(path: Path, root: Path) -> list[str]:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def internal_imports(root: Path = PACKAGE_ROOT) -> list[tuple[str, str, int]]:
+    """``(importing module, imported ragreview module, line)`` for every import in the
+    package, at module level or inside a function (a deferred import is still an arrow)."""
+    arrows = []
+    for path in sorted(root.rglob("*.py")):
+        parts = _module_name(path, root)
+        package = parts if path.name == "__init__.py" else parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                module = ".".join(base + ([node.module] if node.module else []))
+                # ``from . import x`` imports module x; ``from .m import f`` imports m
+                names = [f"{module}.{a.name}" for a in node.names] if not node.module else [module]
+            else:
+                continue
+            arrows += [
+                (".".join(parts), n, node.lineno) for n in names if n.startswith("ragreview.")
+            ]
+    return arrows
+
+
+def upward_imports(root: Path = PACKAGE_ROOT) -> list[str]:
+    """Every arrow that breaks the package order, as ``module:line -> module``."""
+    bad = []
+    for source, target, line in internal_imports(root):
+        src, dst = source.split(".")[1:2], target.split(".")[1:2]
+        if not src or not dst or src == dst or src[0] not in RANK or dst[0] not in RANK:
+            continue
+        if RANK[dst[0]] >= RANK[src[0]]:
+            bad.append(f"{source}:{line} -> {target}")
+    return bad
+
+
+def test_packages_import_only_downward() -> None:
+    assert upward_imports() == []
+
+
+def test_the_layering_check_catches_a_planted_upward_import(tmp_path: Path) -> None:
+    planted = tmp_path / "ragreview"
+    for name, text in {
+        "__init__.py": "",
+        "core/__init__.py": "",
+        "core/keys.py": "from ..services import judge\n",
+        "formats/__init__.py": "",
+        "formats/rgb.py": "def f():\n    from ragreview.store import db\n",
+        "services/__init__.py": "from ..core import keys\n",
+    }.items():
+        (planted / name).parent.mkdir(parents=True, exist_ok=True)
+        (planted / name).write_text(text)
+    assert upward_imports(planted) == [
+        "ragreview.core.keys:1 -> ragreview.services",
+        "ragreview.formats.rgb:2 -> ragreview.store",
+    ]
 
 
 def test_core_formats_store_import_nothing_heavy() -> None:
@@ -44,5 +117,6 @@ def test_every_core_formats_store_module_imports_nothing_heavy() -> None:
     assert loaded_after("; ".join(f"import {m}" for m in modules)) == []
 
 
-def test_services_package_is_lazy() -> None:
-    assert loaded_after("import ragreview.services, ragreview.services.sentencizer") == []
+@pytest.mark.parametrize("module", ["ragreview.services", "ragreview.formats.sentencizer"])
+def test_lazy_modules_load_nothing_heavy(module: str) -> None:
+    assert loaded_after(f"import {module}") == []

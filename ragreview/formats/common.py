@@ -234,14 +234,14 @@ def _names(types: type | tuple) -> str:
 
 def keyed_document(doc_index: int, text: str) -> list[list[str]]:
     """``[[key, sentence], …]`` for one raw document, keys ``0a``, ``0b``, …"""
-    from ..services import sentencizer  # lazy: nltk must not load with the formats
+    from . import sentencizer  # lazy: nltk must not load with the formats
 
     return [[k, s] for k, s in sentencizer.keyed_document(doc_index, text)]
 
 
 def keyed_response(text: str) -> list[list[str]]:
     """``[[key, sentence], …]`` for a raw response, keys ``a``, ``b``, …"""
-    from ..services import sentencizer
+    from . import sentencizer
 
     return [[k, s] for k, s in sentencizer.keyed_response(text)]
 

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from ragreview.services import sentencizer
+from ragreview.formats import sentencizer
 from tests.conftest import subprocess_env
 
 
@@ -175,8 +175,8 @@ def test_keys_follow_document_index_and_letters() -> None:
     assert sentencizer.keyed_response("One. Two.") == (("a", "One."), ("b", "Two."))
 
 
-def test_importing_services_does_not_import_nltk() -> None:
-    code = "import sys, ragreview.services; print('nltk' in sys.modules)"
+def test_importing_the_sentencizer_does_not_import_nltk() -> None:
+    code = "import sys, ragreview.formats.sentencizer; print('nltk' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
     )
@@ -196,7 +196,7 @@ _OFFLINE_CHILD = textwrap.dedent(
     nltk.download = refuse
     nltk.downloader.Downloader.download = refuse
     nltk.data.path[:] = [sys.argv[1]]  # only the given dir, not /usr/share/nltk_data
-    from ragreview.services import sentencizer
+    from ragreview.formats import sentencizer
     text = "Dr. Who arrived at 5 p.m. on Jan. 3. It rained. 下雨了。好冷！"
     print(json.dumps({"backend": sentencizer.backend(), "sentences": sentencizer.split(text)}))
     """
@@ -238,7 +238,7 @@ def test_installed_punkt_tab_model_is_used_when_found(tmp_path) -> None:
         """
         import json, sys, nltk
         nltk.data.path[:] = [sys.argv[1]]
-        from ragreview.services import sentencizer
+        from ragreview.formats import sentencizer
         print(json.dumps([sentencizer.backend(), sentencizer.split("Zz. Dr. Who came. Ok.")]))
         """
     )
