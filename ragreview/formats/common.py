@@ -268,11 +268,6 @@ def dumps_source(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
-def canonical_json(obj: Any) -> str:
-    """Comparable text of a JSON value (NaN-safe): for tests and change detection."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
-
-
 def finite(value: Any) -> float | None:
     """A stored score as a number, or None (null, NaN, non-numbers)."""
     if isinstance(value, bool):

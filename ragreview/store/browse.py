@@ -169,10 +169,6 @@ def first_unreviewed(db: sqlite_utils.Database, dataset: str) -> int | None:
     return None if row is None else row[0]
 
 
-def status_of(db: sqlite_utils.Database, rowid: int) -> str:
-    return db.conn.execute("SELECT status FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
-
-
 def reviewed_count(db: sqlite_utils.Database, dataset: str) -> int:
     """Records marked reviewed: a range scan of the status index, cheap on every keypress."""
     return db.conn.execute(
