@@ -35,6 +35,7 @@ class RecordList(ScrollView, can_focus=False):
         "record-list--reviewed",
         "record-list--stale",
         "record-list--disagree",
+        "record-list--leased",
     }
 
     class RecordSelected(Message):
@@ -54,6 +55,7 @@ class RecordList(ScrollView, can_focus=False):
         self._pages: dict[int, dict[int, ListRow]] = {}
         self.current: int | None = None  # rowid of the open record
         self._digits = 1
+        self.leased: dict[int, str] = {}  # rowid -> the other reviewer who has it open
 
     # -- data -------------------------------------------------------------------------
 
@@ -88,6 +90,11 @@ class RecordList(ScrollView, can_focus=False):
         index = self.index_of(rowid)
         if index is not None:
             self._pages.pop(index // PAGE, None)
+        self.refresh()
+
+    def forget_rows(self) -> None:
+        """Forget every cached row (another reviewer committed)."""
+        self._pages.clear()
         self.refresh()
 
     def row(self, index: int) -> ListRow | None:
@@ -137,7 +144,14 @@ class RecordList(ScrollView, can_focus=False):
         rid = _one_line(row.id)
         if len(rid) > room:
             rid = rid[: room - 1] + "…"
-        segments = [Segment(head, style), flag, Segment(f" {position}{rid}", style)]
+        leased = row.rowid in self.leased  # "@": open by another reviewer
+        mark = Segment("@", style + self.get_component_rich_style("record-list--leased"))
+        segments = [
+            Segment(head, style),
+            flag,
+            mark if leased else Segment(" ", style),
+            Segment(f"{position}{rid}", style),
+        ]
         return Strip(segments).crop_extend(0, width, style)
 
     def _disagree_style(self, row: ListRow) -> Style:
