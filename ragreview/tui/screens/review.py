@@ -240,6 +240,9 @@ class ReviewScreen(ReviewJobs):
     def action_record(self, step: int) -> None:
         current = self.review.stored.rowid if self.review.stored else None
         rowid = self.records.neighbour(current, step)
+        held = self.others.holders()  # records other reviewers have open are passed by
+        while rowid is not None and rowid in held:
+            rowid = self.records.neighbour(rowid, step)
         if rowid is None:
             self.notify("end of the list" if step > 0 else "start of the list")
             return

@@ -139,18 +139,19 @@ class RecordList(ScrollView, can_focus=False):
         flag = Segment("≠" if row.disagrees else " ", style + self._disagree_style(row))
         head = f"{STATUS_GLYPH.get(row.status, '?')}{'✎' if row.has_note else ' '}"
         # The id matters most: the file position is shown only when there is room.
-        position = f"{row.position:>{self._digits}} " if width >= 28 else ""
-        room = max(1, width - 4 - len(position))
+        position = f"{row.position:>{self._digits}}" if width >= 28 else ""
+        room = max(1, width - 5 - len(position))
         rid = _one_line(row.id)
         if len(rid) > room:
             rid = rid[: room - 1] + "…"
-        leased = row.rowid in self.leased  # "@": open by another reviewer
-        mark = Segment("@", style + self.get_component_rich_style("record-list--leased"))
+        # "@" before the id: another reviewer has the record open (their lease)
+        leased = self.get_component_rich_style("record-list--leased")
         segments = [
             Segment(head, style),
             flag,
-            mark if leased else Segment(" ", style),
-            Segment(f"{position}{rid}", style),
+            Segment(f" {position}", style),
+            Segment("@", style + leased) if row.rowid in self.leased else Segment(" ", style),
+            Segment(rid, style),
         ]
         return Strip(segments).crop_extend(0, width, style)
 
