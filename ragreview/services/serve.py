@@ -110,15 +110,20 @@ class ReviewServer(Server):
         if given is not None:
             if not hmac.compare_digest(given.encode(), self._token.encode()):
                 raise web.HTTPForbidden(text="ragreview: wrong token\n")
-            if request.method == "GET" and request.headers.get("Upgrade", "") != "websocket":
+            if (
+                request.method == "GET"
+                and request.headers.get("Upgrade", "").lower() != "websocket"
+            ):
                 query = {k: v for k, v in request.query.items() if k != "token"}
                 found = web.HTTPFound(request.rel_url.with_query(query))
+                # Lax, not Strict: the link followed from a chat or a mail must arrive
+                # signed in; another site's websocket or form post still gets no cookie.
                 found.set_cookie(
                     TOKEN_COOKIE,
                     self._proof,
                     max_age=COOKIE_AGE,
                     httponly=True,
-                    samesite="Strict",
+                    samesite="Lax",
                     secure=_is_https(request),
                 )
                 raise found
@@ -167,7 +172,7 @@ class ReviewServer(Server):
             REVIEWER_COOKIE,
             quote(name),
             max_age=COOKIE_AGE,
-            samesite="Strict",
+            samesite="Lax",
             secure=_is_https(request),
         )
         raise found

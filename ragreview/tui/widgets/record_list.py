@@ -139,8 +139,8 @@ class RecordList(ScrollView, can_focus=False):
         flag = Segment("≠" if row.disagrees else " ", style + self._disagree_style(row))
         head = f"{STATUS_GLYPH.get(row.status, '?')}{'✎' if row.has_note else ' '}"
         # The id matters most: the file position is shown only when there is room.
-        position = f"{row.position:>{self._digits}}" if width >= 28 else ""
-        room = max(1, width - 5 - len(position))
+        position = f" {row.position:>{self._digits}}" if width >= 28 else ""
+        room = max(1, width - 4 - len(position))
         rid = _one_line(row.id)
         if len(rid) > room:
             rid = rid[: room - 1] + "…"
@@ -149,7 +149,7 @@ class RecordList(ScrollView, can_focus=False):
         segments = [
             Segment(head, style),
             flag,
-            Segment(f" {position}", style),
+            Segment(position, style),
             Segment("@", style + leased) if row.rowid in self.leased else Segment(" ", style),
             Segment(rid, style),
         ]
