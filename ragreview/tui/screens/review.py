@@ -125,6 +125,7 @@ class ReviewScreen(ReviewJobs):
         self.records.leased = self.others.holders()
         self.records.forget_rows()
         if self.review.stored is not None:
+            # re-read, not re-open: a blind record the reviewer revealed stays revealed
             self.review._reload()
             self.refresh_record(rows=True)
         else:
