@@ -29,13 +29,13 @@ CHROMIUM_ARGS = [
 class Session:
     """One browser tab on the server: sign in, press keys, read the screen."""
 
-    def __init__(self, browser, url: str, reviewer: str) -> None:
+    def __init__(self, browser, url: str, reviewer: str, token: str) -> None:
         self.context = browser.new_context(viewport={"width": 1500, "height": 900})
         self.page = self.context.new_page()
         self.screen: pyte.Screen | None = None
         self.stream: pyte.ByteStream | None = None
         self.page.on("websocket", self._attach)
-        self.page.goto(url + "/")
+        self.page.goto(f"{url}/?token={token}")  # the link a team member is sent
         self.page.fill("#reviewer", reviewer)
         self.page.click("button[type=submit]")
         self.page.wait_for_selector(".xterm-helper-textarea", state="attached")

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from ragreview.store import leases, metric_rows, open_database
+from ragreview.store import metric_rows, open_database
 from ragreview.store import records as store_records
 from ragreview.tui.widgets.metrics_panel import fmt
 from tests.conftest import subprocess_env
@@ -20,6 +20,8 @@ pytestmark = pytest.mark.skipif(
     not CHROMIUM, reason="needs Debian's chromium (apt-get install chromium)"
 )
 sync_api = pytest.importorskip("playwright.sync_api")
+
+TOKEN = "team-token-7"
 
 
 def _holders(db_path) -> dict[str, str]:
@@ -34,18 +36,20 @@ def _holders(db_path) -> dict[str, str]:
 
 
 def test_two_reviewers_in_chromium(serve, tmp_path):
-    served = serve()
-    status, page = served.get("/", headers={"Cookie": "ragreview_reviewer=Ann"})
+    served = serve("--token", TOKEN)
+    status, page = served.get(
+        "/", headers={"Cookie": "ragreview_reviewer=Ann", "Authorization": f"Bearer {TOKEN}"}
+    )
     assert status == 200 and "<title>ragreview · demo</title>" in page
 
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             # Bea comes first and gets covid-1; Ann's queue passes it by: covid-2
-            bea = Session(browser, served.url, "Bea")
+            bea = Session(browser, served.url, "Bea", TOKEN)
             bea.wait_for("Bea")
             bea.wait_for("covid-1 · trace")
-            ann = Session(browser, served.url, "Ann")
+            ann = Session(browser, served.url, "Ann", TOKEN)
             ann.wait_for("covid-2 · trace")
             assert _holders(served.db) == {"covid-1": "Bea", "covid-2": "Ann"}
             bea.wait_for("·   2@covid-2")  # Ann's lease, marked in Bea's list
@@ -118,4 +122,4 @@ def test_two_reviewers_in_chromium(serve, tmp_path):
     while _holders(served.db) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _holders(served.db) == {}
-    assert leases.LEASE_SECONDS > 0
+    assert TOKEN not in served.log.read_text()
