@@ -295,3 +295,21 @@ def m006_formats(db: Database) -> None:
     # Whole-file source formats (SAFE result JSON, ragas annotation exports, JSON
     # arrays) need the parts of the document that are not records to be written back.
     db.execute("ALTER TABLE datasets ADD COLUMN source_document TEXT")
+
+
+@MIGRATIONS()
+def m007_serve_leases(db: Database) -> None:
+    # `ragreview serve`: the record a browser session has open is leased to it, so the
+    # other reviewers' queues skip it. One row per leased record; a lease is nobody's
+    # once expires_at (unix seconds) has passed. Not history: rows come and go.
+    db.executescript(
+        """
+        CREATE TABLE leases (
+            record INTEGER PRIMARY KEY REFERENCES records(rowid) ON DELETE CASCADE,
+            reviewer TEXT NOT NULL,
+            session TEXT NOT NULL,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX leases_session ON leases (session);
+        """
+    )

@@ -74,6 +74,8 @@ class ReviewJobs(Screen[None]):
         finally:
             db.conn.close()
         self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
+        if self.app.is_web:  # served to a browser: the file is on the server, send a copy
+            self.app.call_from_thread(self.app.deliver_binary, out)
 
     # -- re-judge ---------------------------------------------------------------------
 

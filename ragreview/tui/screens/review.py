@@ -21,6 +21,7 @@ from ...core.errors import RagreviewError, RecordError
 from ...store import browse
 from .. import actions
 from ..model import ITEM_KEYS, Review
+from ..others import WATCH_EVERY_S, OtherReviewers
 from ..widgets.header import ReviewHeader
 from ..widgets.metrics_panel import MetricsBox, MetricsPanel
 from ..widgets.record_list import RecordList
@@ -43,9 +44,10 @@ KIND_NAMES = {
 class ReviewScreen(ReviewJobs):
     BINDINGS = actions.bindings()
 
-    def __init__(self, review: Review) -> None:
+    def __init__(self, review: Review, others: OtherReviewers | None = None) -> None:
         super().__init__()
         self.review = review
+        self.others = others or OtherReviewers(review)
         # keyword options for the re-judge call (tests shorten the retry back-off)
         self.rejudge_options: dict[str, Any] = {}
 
@@ -73,7 +75,9 @@ class ReviewScreen(ReviewJobs):
     def on_mount(self) -> None:
         self.query_one(MetricsBox).fit(self.app.size.height)
         self.records.load()
-        first = browse.first_unreviewed(self.review.db, self.review.dataset)
+        self.records.leased = self.others.holders()
+        self.set_interval(WATCH_EVERY_S, self._watch_others)
+        first = self.others.first_unreviewed()
         if first is None and self.records.ids:
             first = self.records.ids[0]
         if first is not None:
@@ -84,6 +88,9 @@ class ReviewScreen(ReviewJobs):
     # -- drawing ------------------------------------------------------------------------
 
     def open_record(self, rowid: int, cursor: int | None = None) -> None:
+        holder = self.others.open(rowid)
+        if holder is not None:
+            self.notify(f"{holder} has this record open", severity="warning", markup=False)
         self.review.open(rowid)
         self.sentences.show(self.review, self.review.first_cursor() if cursor is None else cursor)
         self.records.show(rowid)
@@ -109,6 +116,20 @@ class ReviewScreen(ReviewJobs):
         self.query_one(ReviewHeader).show(
             self.review.dataset, self.review.reviewer, reviewed, total, self.review.variant(), extra
         )
+
+    def _watch_others(self) -> None:
+        """Another reviewer committed: redraw what they may have changed (progress,
+        dataset metrics, list marks, leases; the open record too, should it be theirs)."""
+        if not self.others.committed():
+            return
+        self.records.leased = self.others.holders()
+        self.records.forget_rows()
+        if self.review.stored is not None:
+            # re-read, not re-open: a blind record the reviewer revealed stays revealed
+            self.review._reload()
+            self.refresh_record(rows=True)
+        else:
+            self.refresh_header()
 
     def on_record_list_record_selected(self, message: RecordList.RecordSelected) -> None:
         self.open_record(message.rowid)
@@ -220,6 +241,9 @@ class ReviewScreen(ReviewJobs):
     def action_record(self, step: int) -> None:
         current = self.review.stored.rowid if self.review.stored else None
         rowid = self.records.neighbour(current, step)
+        held = self.others.holders()  # records other reviewers have open are passed by
+        while rowid is not None and rowid in held:
+            rowid = self.records.neighbour(rowid, step)
         if rowid is None:
             self.notify("end of the list" if step > 0 else "start of the list")
             return
@@ -246,7 +270,11 @@ class ReviewScreen(ReviewJobs):
             return
         self.review.mark_reviewed()
         self.records.invalidate(self.review.rowid)
-        index = self._scan(lambda row: row.status != "reviewed", self._start_after_current())
+        held = self.others.holders()
+        index = self._scan(
+            lambda row: row.status != "reviewed" and row.rowid not in held,
+            self._start_after_current(),
+        )
         if index is None:
             self.notify("every record in the list is reviewed")
             self.refresh_record()

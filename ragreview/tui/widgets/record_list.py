@@ -35,6 +35,7 @@ class RecordList(ScrollView, can_focus=False):
         "record-list--reviewed",
         "record-list--stale",
         "record-list--disagree",
+        "record-list--leased",
     }
 
     class RecordSelected(Message):
@@ -54,6 +55,7 @@ class RecordList(ScrollView, can_focus=False):
         self._pages: dict[int, dict[int, ListRow]] = {}
         self.current: int | None = None  # rowid of the open record
         self._digits = 1
+        self.leased: dict[int, str] = {}  # rowid -> the other reviewer who has it open
 
     # -- data -------------------------------------------------------------------------
 
@@ -88,6 +90,11 @@ class RecordList(ScrollView, can_focus=False):
         index = self.index_of(rowid)
         if index is not None:
             self._pages.pop(index // PAGE, None)
+        self.refresh()
+
+    def forget_rows(self) -> None:
+        """Forget every cached row (another reviewer committed)."""
+        self._pages.clear()
         self.refresh()
 
     def row(self, index: int) -> ListRow | None:
@@ -132,12 +139,20 @@ class RecordList(ScrollView, can_focus=False):
         flag = Segment("≠" if row.disagrees else " ", style + self._disagree_style(row))
         head = f"{STATUS_GLYPH.get(row.status, '?')}{'✎' if row.has_note else ' '}"
         # The id matters most: the file position is shown only when there is room.
-        position = f"{row.position:>{self._digits}} " if width >= 28 else ""
+        position = f" {row.position:>{self._digits}}" if width >= 28 else ""
         room = max(1, width - 4 - len(position))
         rid = _one_line(row.id)
         if len(rid) > room:
             rid = rid[: room - 1] + "…"
-        segments = [Segment(head, style), flag, Segment(f" {position}{rid}", style)]
+        # "@" before the id: another reviewer has the record open (their lease)
+        leased = self.get_component_rich_style("record-list--leased")
+        segments = [
+            Segment(head, style),
+            flag,
+            Segment(position, style),
+            Segment("@", style + leased) if row.rowid in self.leased else Segment(" ", style),
+            Segment(rid, style),
+        ]
         return Strip(segments).crop_extend(0, width, style)
 
     def _disagree_style(self, row: ListRow) -> Style:

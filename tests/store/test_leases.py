@@ -1,0 +1,74 @@
+"""Leases (migration m007_serve_leases): who holds which record, lapsing when idle."""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from ragreview.core.record import ImportItem, parse_record
+from ragreview.store import history, importer, leases, memory_database, open_database
+from ragreview.store import records as store_records
+from ragreview.store.migrations import MIGRATIONS
+
+
+def _items(n: int) -> list[ImportItem]:
+    return [
+        ImportItem(i, parse_record({"id": f"r{i}", "documents": [], "response": [["a", "x"]]}), {})
+        for i in range(1, n + 1)
+    ]
+
+
+def _db(n: int = 4):
+    db = memory_database()
+    importer.import_records(db, "d", "ragreview", None, _items(n))
+    return db, [store_records.find(db, f"r{i}").rowid for i in range(1, n + 1)]
+
+
+def test_a_leased_record_is_refused_to_others_until_it_lapses() -> None:
+    db, (r1, r2, *_) = _db()
+    assert leases.take(db, r1, "ann", "s-ann", now=100.0, ttl=60) is None
+    held = leases.take(db, r1, "bob", "s-bob", now=110.0, ttl=60)
+    assert held is not None and (held.reviewer, held.session) == ("ann", "s-ann")
+    assert leases.held_by_others(db, "d", "s-bob", now=110.0) == {r1: "ann"}
+    assert leases.held_by_others(db, "d", "s-ann", now=110.0) == {}
+    # idle past the lease: bob gets it
+    assert leases.take(db, r1, "bob", "s-bob", now=161.0, ttl=60) is None
+    assert leases.held_by_others(db, "d", "s-ann", now=161.0) == {r1: "bob"}
+    # a session holds one lease: opening another record frees the first
+    assert leases.take(db, r2, "bob", "s-bob", now=162.0, ttl=60) is None
+    assert leases.held_by_others(db, "d", "s-ann", now=162.0) == {r2: "bob"}
+
+
+def test_renew_keeps_the_lease_and_release_frees_it() -> None:
+    db, (r1, *_) = _db()
+    leases.take(db, r1, "ann", "s-ann", now=0.0, ttl=60)
+    assert leases.renew(db, "s-ann", now=50.0, ttl=60)
+    assert leases.held_by_others(db, "d", "s-bob", now=100.0) == {r1: "ann"}
+    assert not leases.renew(db, "s-nobody", now=100.0)
+    leases.release(db, "s-ann")
+    assert leases.held_by_others(db, "d", "s-bob", now=100.0) == {}
+
+
+def test_first_unreviewed_skips_reviewed_and_leased_records() -> None:
+    db, (r1, r2, r3, r4) = _db()
+    history.mark(db, r1, "reviewed", "ann", "s-ann")
+    assert leases.take_first_unreviewed(db, "d", "ann", "s-ann", now=0.0) == r2
+    assert leases.take_first_unreviewed(db, "d", "bob", "s-bob", now=0.0) == r3
+    # asking again moves one's own lease on only when the record is taken by others
+    assert leases.take_first_unreviewed(db, "d", "ann", "s-ann", now=0.0) == r2
+    assert leases.take_first_unreviewed(db, "d", "cy", "s-cy", now=0.0) == r4
+    assert leases.take_first_unreviewed(db, "d", "dee", "s-dee", now=0.0) is None
+    assert db.conn.execute("SELECT count(*) FROM events WHERE kind != 'status'").fetchone() == (0,)
+
+
+def test_m007_upgrades_a_database_built_at_m006(tmp_path) -> None:
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    MIGRATIONS.apply(old, stop_before="m007_serve_leases")
+    importer.import_records(old, "d", "ragreview", None, _items(1))
+    assert "leases" not in old.table_names()
+    old.conn.close()
+    db = open_database(path)
+    assert "leases" in db.table_names() and not MIGRATIONS.pending(db)
+    rowid = store_records.find(db, "r1").rowid
+    assert leases.take(db, rowid, "ann", "s") is None
+    db.conn.close()
