@@ -257,16 +257,13 @@ def changed(judge: Mapping[str, Mapping[str, Any]], human: Mapping[str, Mapping[
     return effective(judge, human) != {k: dict(v) for k, v in judge.items()}
 
 
-def reread(
-    draft: Draft, *, validate_labels: bool = True, human: Mapping[str, Any] | None = None
-) -> dict[str, dict[str, Any]]:
-    """The effective labels a re-import of one written-back record gives: ``draft`` is
-    the adapter's reading of the patched source (``human``: labels the source itself
-    carries as a human's, as ragas' annotation export does)."""
+def reread(draft: Draft, *, validate_labels: bool = True) -> dict[str, dict[str, Any]]:
+    """The labels a re-import of one written-back record gives: ``draft`` is the
+    adapter's reading of the patched source, finished as ``read`` finishes it."""
     (item,) = finish(Path("export"), [draft], validate_labels=validate_labels, ids=Counter())
     if isinstance(item, InputError):  # a writer bug: its own output does not read back
         raise AssertionError(f"written record does not read back: {item}")
-    return effective(item.judge, human or {})
+    return effective(item.judge, item.human)
 
 
 def lost_labels(

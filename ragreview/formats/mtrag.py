@@ -260,4 +260,4 @@ def conditioned(
     idk = layer.get("idk", {}).get("*")
     under = layer.get("underspecified", {}).get("*")
     result = idk_conditioned(raw, answerability, idk, under)
-    return raw if result is raw else int(result)  # type: ignore[arg-type]
+    return raw if result is raw or result is None else int(result)

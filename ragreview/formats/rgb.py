@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from ..core import rgb_rules
 from ..core.errors import InputError, RecordError
 from ..core.keys import part_key
-from ..core.labels import effective
+from ..core.labels import check_layer, effective
 from ..core.record import ImportItem
 from .base import ExportRecord
 from .common import (
@@ -36,7 +36,6 @@ from .common import (
     leading_ids,
     line_drafts,
     loads_source,
-    reread,
     write_lines,
 )
 
@@ -195,16 +194,16 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     return write_lines(items, out, "RGB", fix)
 
 
-# the file-name marks that task_of reads, for reading a written row back
-_TASK_FILE = {"rgb-counterfactual": "x_fact.json", "rgb-integration": "x_int.json"}
-
-
 def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The effective labels a re-import of the record as written gives."""
+    """The effective labels a re-import of the record as written gives. Only the label
+    fields change on export, so the reader's labelling runs on the record as it is (the
+    documents, often dozens per row, are not split into sentences again)."""
     task = item.record.task or ""
     row = loads_source(item.source or "{}")
     patch(row, task, item.judge, effective(item.judge, item.human))
-    return reread(draft(row, _TASK_FILE.get(task, "x.json"), 1, 1, ""))
+    parts = _answer(row, "ans" if "ans" in row else "answer")
+    judge = _judge(row, task, parts, expect(row, "prediction", str, optional=True))
+    return check_layer(item.record, judge, "labels")
 
 
 def patch(

@@ -51,10 +51,12 @@ def total(db: sqlite_utils.Database, dataset: str) -> int:
     return browse.total_count(db, dataset)
 
 
-def _writer_config(db: sqlite_utils.Database, dataset: str, reviewed_only: bool) -> dict:
+def _writer_config(
+    db: sqlite_utils.Database, dataset: str, reviewed_only: bool, config: dict[str, Any]
+) -> dict[str, Any]:
     # the settings, and what the writers need beyond them (whole-file formats, subsets)
     return {
-        **store_settings.get_all(db, dataset),
+        **config,
         "source.document": store_records.source_document(db, dataset),
         "export.subset": reviewed_only,
     }
@@ -70,7 +72,7 @@ def lost(
     read_back = getattr(formats.REGISTRY.get(fmt), "read_back", None)
     if read_back is None:
         return {}
-    config = _writer_config(db, dataset, reviewed_only)
+    config = _writer_config(db, dataset, reviewed_only, store_settings.get_all(db, dataset))
     status = "reviewed" if reviewed_only else None
     out: dict[str, list[str]] = {}
     for item in store_records.overridden(db, dataset, status=status):
@@ -123,7 +125,7 @@ def write(
         check_loss(db, dataset, fmt, reviewed_only=reviewed_only)
     writer = csv_export.write if fmt == "csv" else formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
-    writer_config = _writer_config(db, dataset, reviewed_only)
+    writer_config = _writer_config(db, dataset, reviewed_only, config)
     status = "reviewed" if reviewed_only else None
     items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
     if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
