@@ -182,3 +182,63 @@ def test_allow_loss_writes_what_the_format_holds_and_says_what_it_left_out(
     # ragreview's own format holds everything: no refusal
     result = run("export", rgb_db, "--out", tmp_path / "all.jsonl", "--as", "ragreview")
     assert result.exit_code == 0, result.output
+
+
+def test_mtragun_task_record_gets_its_verdicts(tmp_path: Path) -> None:
+    # MTRAG-UN task records: "<conv><::><turn>" ids, the turn as a string, no metrics
+    row = {
+        "conversation_id": "a1b2",
+        "task_id": "a1b2<::>3",
+        "turn": "3",
+        "Collection": "fiqa",
+        "input": [{"speaker": "user", "text": "Which one should I pick?"}],
+        "contexts": [{"document_id": "f-1", "text": "Index funds have low fees."}],
+        "targets": [{"speaker": "agent", "text": "Which options are you comparing?"}],
+        "answerability": ["UNDERSPECIFIED"],
+        "predictions": [{"text": "Pick the index fund."}],
+    }
+    source = tmp_path / "mtragun.jsonl"
+    source.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    db = tmp_path / "un.db"
+    assert run("import", source, "--db", db, "--strict").exit_code == 0
+    before = json.loads(run("metrics", db, "--per-record", "--json").output.splitlines()[0])
+    assert run("label", db, "a1b2<::>3", "idk", "*", "1").exit_code == 0
+    assert run("label", db, "a1b2<::>3", "underspecified", "*", "1").exit_code == 0
+    after = json.loads(run("metrics", db, "--per-record", "--json").output.splitlines()[0])
+    assert after["effective"] != before["effective"]  # the review moved the metrics
+    out = tmp_path / "out.jsonl"
+    assert run("export", db, "--out", out).exit_code == 0
+    written = json.loads(out.read_text())
+    assert written["metrics"] == {"idk_eval": [1], "underspecified_eval": [1]}
+    assert {k: v for k, v in written.items() if k != "metrics"} == row
+
+
+RAGAS_V1 = HANDWRITTEN / "ragas" / "ragas_v1_results.jsonl"
+
+
+def test_ragas_verdicts_on_bare_statements_and_contexts_without_verdicts(tmp_path: Path) -> None:
+    source = tmp_path / RAGAS_V1.name
+    shutil.copy(RAGAS_V1, source)
+    db = tmp_path / "v1.db"
+    assert run("import", source, "--db", db, "--strict").exit_code == 0
+    assert run("label", db, "2", "statement", "s1", "false").exit_code == 0
+    assert run("label", db, "2", "context_useful", "c1", "true").exit_code == 0
+    out = tmp_path / "out.jsonl"
+    result = run("export", db, "--out", out)
+    assert result.exit_code == 0, result.output
+    before = [json.loads(line) for line in RAGAS_V1.read_text().splitlines()]
+    after = [json.loads(line) for line in out.read_text().splitlines()]
+    assert after[0] == before[0]
+    assert after[1]["statements"] == [
+        {"statement": "Gustave Eiffel designed it alone.", "verdict": 0},
+        "Gustave Eiffel was French.",
+    ]
+    assert after[1]["context_precision_verdicts"] == [
+        {"reason": "", "verdict": None},
+        {"reason": "", "verdict": 1},
+    ]
+    # a row has no field for a pass/fail verdict: the export refuses
+    assert run("label", db, "1", "verdict", "*", "true").exit_code == 0
+    result = run("export", db, "--out", tmp_path / "again.jsonl")
+    assert result.exit_code == 1
+    assert "cannot hold these reviewed labels: verdict (1 record: '1')" in result.output
