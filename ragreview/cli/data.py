@@ -71,15 +71,33 @@ def import_cmd(
     help="Output format.",
 )
 @click.option("--reviewed-only", is_flag=True, help="Only records marked reviewed.")
+@click.option(
+    "--allow-loss",
+    is_flag=True,
+    help="Write the source format even where it cannot hold some reviewed labels.",
+)
 @db_option
 @dataset_option
 def export_cmd(
-    path: str, out_path: str, as_: str, reviewed_only: bool, db: str | None, dataset: str | None
+    path: str,
+    out_path: str,
+    as_: str,
+    reviewed_only: bool,
+    allow_loss: bool,
+    db: str | None,
+    dataset: str | None,
 ) -> None:
     """Write the corrected records out."""
     with user_errors():
         opened = open_target(path, db, dataset)
         fmt = export.resolve_format(opened.db, opened.dataset, as_)
+        # before the output is opened: a refused export leaves no file behind
+        if allow_loss:
+            dropped = export.lost(opened.db, opened.dataset, fmt, reviewed_only=reviewed_only)
+            if dropped:
+                click.echo(f"left out (--allow-loss): {export.describe_loss(dropped)}", err=True)
+        else:
+            export.check_loss(opened.db, opened.dataset, fmt, reviewed_only=reviewed_only)
         total = export.total(opened.db, opened.dataset)
         try:
             out = (
@@ -97,6 +115,7 @@ def export_cmd(
                     fmt,
                     out,
                     reviewed_only=reviewed_only,
+                    allow_loss=True,  # checked above
                     on_record=lambda: advance(1),
                 )
         finally:

@@ -33,3 +33,8 @@ class Adapter(Protocol):
     def write(
         self, items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]
     ) -> int: ...
+
+    # A source format also provides ``read_back(item, settings) -> labels``: the effective
+    # labels a re-import of ``item`` as ``write`` writes it gives. The export compares
+    # them with the record's to refuse rather than drop a label (services/export.py).
+    # ragreview's own format holds every label and has none.

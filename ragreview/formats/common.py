@@ -22,7 +22,7 @@ from typing import Any, TextIO
 import orjson
 
 from ..core.errors import InputError, RecordError
-from ..core.labels import check_layer, effective
+from ..core.labels import CATALOGUE, check_layer, effective
 from ..core.record import ImportItem, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
@@ -121,7 +121,7 @@ def write_lines(
         else:
             row = loads_source(item.source)
             fix(row, item)
-            lines.append(dumps_source(row))
+            lines.append(dumps_source(row, compact=is_compact(item.source)))
         count += 1
         if len(lines) == LINES_PER_WRITE:
             out.write("\n".join(lines) + "\n")
@@ -257,15 +257,64 @@ def changed(judge: Mapping[str, Mapping[str, Any]], human: Mapping[str, Mapping[
     return effective(judge, human) != {k: dict(v) for k, v in judge.items()}
 
 
+def reread(draft: Draft, *, validate_labels: bool = True) -> dict[str, dict[str, Any]]:
+    """The labels a re-import of one written-back record gives: ``draft`` is the
+    adapter's reading of the patched source, finished as ``read`` finishes it."""
+    (item,) = finish(Path("export"), [draft], validate_labels=validate_labels, ids=Counter())
+    if isinstance(item, InputError):  # a writer bug: its own output does not read back
+        raise AssertionError(f"written record does not read back: {item}")
+    return effective(item.judge, item.human)
+
+
+def lost_labels(
+    want: Mapping[str, Mapping[str, Any]], got: Mapping[str, Mapping[str, Any]]
+) -> set[str]:
+    """Names of the labels in ``want`` (a record's effective labels) that ``got`` (what a
+    re-import of its export gives) does not give back. An absent label stands for the
+    catalogue's default (an absent ``relevant`` is false); a label that is undefined in
+    ``want`` may come back defined, because some fields are complete lists (RGB's
+    ``label`` has a bit for every answer part; see docs/formats.md)."""
+    lost = set()
+    for name in set(want) | set(got):
+        default = CATALOGUE[name].default if name in CATALOGUE else None
+        w_targets, g_targets = want.get(name, {}), got.get(name, {})
+        for target in set(w_targets) | set(g_targets):
+            w = w_targets.get(target, default)
+            g = g_targets.get(target, default)
+            if w is not None and not same_value(w, g):
+                lost.add(name)
+                break
+    return lost
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Label values equal as JSON values (``True`` is not ``1``; ``7`` is ``7.0``)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
 def loads_source(text: str) -> Any:
     """The source record back from its stored text (NaN literals allowed)."""
     return json.loads(text)
 
 
-def dumps_source(obj: Any) -> str:
+def dumps_source(obj: Any, compact: bool = False) -> str:
     """A patched source record as one line. ``json`` keeps NaN as the sources wrote it
-    (orjson would turn it into null)."""
+    (orjson would turn it into null); ``compact`` writes no spaces after separators,
+    as pandas' ``to_json`` (MT-RAG's scripts) does."""
+    if compact:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return json.dumps(obj, ensure_ascii=False)
+
+
+_FIRST_KEY = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*":(\s?)')
+
+
+def is_compact(line: str) -> bool:
+    """Whether a source line was written without spaces after ``:`` (pandas does)."""
+    found = _FIRST_KEY.match(line)
+    return found is not None and not found.group(1)
 
 
 def finite(value: Any) -> float | None:

@@ -26,6 +26,8 @@ from .common import (
     keyed_response,
     kind,
     line_drafts,
+    loads_source,
+    reread,
     write_lines,
 )
 
@@ -112,11 +114,19 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
-    def fix(row: dict[str, Any], item: ExportRecord) -> None:
-        eff = effective(item.judge, item.human).get("fact", {})
-        for n, (_i, _j, fact) in enumerate(human_facts(row)):
-            value = eff.get(fact_key(n))
-            if value is not None and value != fact.get("label"):
-                fact["label"] = value
+    return write_lines(items, out, "FActScore", lambda row, item: patch(row, item))
 
-    return write_lines(items, out, "FActScore", fix)
+
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The effective labels a re-import of the record as written gives."""
+    row = loads_source(item.source or "{}")
+    patch(row, item)
+    return reread(draft(row, 1, 1, ""))
+
+
+def patch(row: dict[str, Any], item: ExportRecord) -> None:
+    eff = effective(item.judge, item.human).get("fact", {})
+    for n, (_i, _j, fact) in enumerate(human_facts(row)):
+        value = eff.get(fact_key(n))
+        if value is not None and value != fact.get("label"):
+            fact["label"] = value

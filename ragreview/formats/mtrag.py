@@ -13,12 +13,14 @@ missing values as 0 as MT-RAG does), ``mtrag.rl_f``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.labels import ANSWERABILITY, VERDICTS, effective
+from ..core.metrics.mtrag import idk_conditioned
 from ..core.record import ImportItem
 from .base import ExportRecord
 from .common import (
@@ -31,9 +33,10 @@ from .common import (
     keyed_response,
     kind,
     line_drafts,
+    loads_source,
+    reread,
     write_lines,
 )
-from .scores import record_values
 
 NAME = "mtrag"
 PER_PASSAGE = ("BertKPrec", "Extractiveness_RougeL")
@@ -41,15 +44,6 @@ IMPORTED = {
     "BertscoreP": "mtrag.bertscore_p",
     "BertscoreR": "mtrag.bertscore_r",
     "RL_F": "mtrag.rl_f",
-}
-# conditioned metric fields (HEAD and older scripts) -> canonical metric names
-CONDITIONED = {
-    "RB_agg_idk_underspecified": "mtrag.rb_agg_idk",
-    "RB_llm_idk_underspecified": "mtrag.rb_llm_idk",
-    "RL_F_idk_underspecified": "mtrag.rl_f_idk",
-    "RB_agg_idk": "mtrag.rb_agg_idk",
-    "RB_llm_idk": "mtrag.rb_llm_idk",
-    "RL_F_idk": "mtrag.rl_f_idk",
 }
 
 
@@ -158,11 +152,35 @@ def _verdicts(metrics: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             judge[label] = {"*": int(value) if value in (0, 1) else value}
     rating = finite(first(metrics.get("RB_llm")))
     if rating is not None:
-        judge["rb_llm_rating"] = {"*": round(rating * 10, 6)}
+        judge["rb_llm_rating"] = {"*": rating_of(rating)}
     return judge
 
 
+def rating_of(rb_llm: float) -> float:
+    """The 1-10 rating behind an ``RB_llm`` value (rating / 10): the shortest decimal
+    that divides back to it, so 0.7 reads as 7.0 and a rating a review wrote back as
+    ``rating / 10`` reads as exactly that rating."""
+    rounded = round(rb_llm * 10, 6)
+    if rounded / 10 == rb_llm:
+        return rounded
+    near = rb_llm * 10
+    for candidate in (near, math.nextafter(near, math.inf), math.nextafter(near, -math.inf)):
+        if candidate / 10 == rb_llm:
+            return candidate
+    return near
+
+
 # -- writing back ------------------------------------------------------------------------
+
+# conditioned field -> (raw metric field, whether that script version knows UNDERSPECIFIED)
+CONDITIONED_FROM = {
+    "RB_agg_idk_underspecified": ("RB_agg", True),
+    "RB_llm_idk_underspecified": ("RB_llm", True),
+    "RL_F_idk_underspecified": ("RL_F", True),
+    "RB_agg_idk": ("RB_agg", False),
+    "RB_llm_idk": ("RB_llm", False),
+    "RL_F_idk": ("RL_F", False),
+}
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
@@ -172,30 +190,74 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     return write_lines(items, out, "MT-RAG", fix)
 
 
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The effective labels a re-import of the record as written gives."""
+    row = loads_source(item.source or "{}")
+    patch(row, item, effective(item.judge, item.human), settings)
+    return reread(draft(row, 1, 1, ""))
+
+
 def patch(
     row: dict[str, Any],
     item: ExportRecord,
     eff: Mapping[str, Mapping[str, Any]],
     settings: Mapping[str, Any],
 ) -> None:
+    """Write the changed verdicts where MT-RAG's scripts keep them. A row without
+    ``metrics`` (a task file) gets one holding just those verdicts, under the names
+    ``run_generation_eval.py`` gives them (docs/formats.md)."""
     judge = item.judge
 
+    def value(layer: Mapping[str, Mapping[str, Any]], name: str) -> Any:
+        return layer.get(name, {}).get("*")
+
     def differs(name: str) -> bool:
-        return eff.get(name, {}).get("*") != judge.get(name, {}).get("*")
+        return value(eff, name) is not None and value(eff, name) != value(judge, name)
 
     if differs("answerability"):
         old = row.get("answerability")
         new = eff["answerability"]["*"]
         row["answerability"] = [new, *old[1:]] if isinstance(old, list) and old else [new]
-    metrics = row.get("metrics")
-    if not isinstance(metrics, dict):
-        return
+    changes: dict[str, list[Any]] = {}
     for name, label in (("idk_eval", "idk"), ("underspecified_eval", "underspecified")):
         if differs(label):
-            metrics[name] = [eff[label]["*"]]
+            changes[name] = [value(eff, label)]
     if differs("rb_llm_rating"):
-        metrics["RB_llm"] = [eff["rb_llm_rating"]["*"] / 10]
-    values = record_values(item.record, eff, settings, judge)
-    for name, metric in CONDITIONED.items():
-        if name in metrics and metric in values:
-            metrics[name] = [values[metric]]
+        changes["RB_llm"] = [value(eff, "rb_llm_rating") / 10]  # as extract_rating scales it
+    metrics = row.get("metrics")
+    if not isinstance(metrics, dict):
+        if changes:
+            row["metrics"] = changes
+        return
+    before = {name: _first(metrics.get(raw)) for name, (raw, _) in CONDITIONED_FROM.items()}
+    metrics.update(changes)
+    for name, (raw, knows_underspecified) in CONDITIONED_FROM.items():
+        if name not in metrics:
+            continue
+        old = conditioned(before[name], judge, knows_underspecified)
+        new = conditioned(_first(metrics.get(raw)), eff, knows_underspecified)
+        if not _same(old, new):  # a value the review does not change keeps its text
+            metrics[name] = [new]
+
+
+def _first(value: Any) -> Any:
+    return value[0] if isinstance(value, list) and value else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def conditioned(
+    raw: Any, layer: Mapping[str, Mapping[str, Any]], knows_underspecified: bool
+) -> Any:
+    """``get_idk_underspec_score`` (``get_idk_score`` for the older fields) of the raw
+    metric value as the row holds it: the raw value itself where the script passes it
+    through (so its text is kept), else the script's int 0 or 1."""
+    answerability = layer.get("answerability", {}).get("*")
+    if answerability == "UNDERSPECIFIED" and not knows_underspecified:
+        answerability = None  # older scripts treat it like ANSWERABLE
+    idk = layer.get("idk", {}).get("*")
+    under = layer.get("underspecified", {}).get("*")
+    result = idk_conditioned(raw, answerability, idk, under)
+    return raw if result is raw or result is None else int(result)

@@ -41,6 +41,7 @@ from .common import (
     kind,
     line_drafts,
     loads_source,
+    reread,
     write_lines,
 )
 from .jsonio import is_json_lines, load_document, parse_json, read_text
@@ -236,23 +237,47 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     return len(rows)
 
 
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The effective labels a re-import of the record as written gives."""
+    doc = settings.get("source.document")
+    if doc and json.loads(doc)["layout"] == "annotations":
+        return ragas_annotations.read_back(item)
+    row = loads_source(item.source or "{}")
+    patch(row, item, effective(item.judge, item.human), settings)
+    return reread(draft(row, 1, 1, ""))
+
+
+# verdict list -> (its verdict field, the text field of a plain-string entry, label, key)
+VERDICT_LISTS = (
+    ("statements", "verdict", "statement", "statement", statement_key),
+    ("classifications", "attributed", "statement", "attributed", reference_statement_key),
+    ("context_precision_verdicts", "verdict", "reason", "context_useful", context_key),
+)
+
+
 def patch(
     row: dict[str, Any],
     item: ExportRecord,
     eff: Mapping[str, Mapping[str, Any]],
     settings: Mapping[str, Any],
 ) -> None:
-    for name, flag, label, key in (
-        ("statements", "verdict", "statement", statement_key),
-        ("classifications", "attributed", "attributed", reference_statement_key),
-        ("context_precision_verdicts", "verdict", "context_useful", context_key),
-    ):
+    for name, flag, text, label, key in VERDICT_LISTS:
         values = eff.get(label, {})
-        for i, entry in enumerate(row.get(name) or []):
+        if row.get(name) is None and label == "context_useful" and values:
+            # no verdicts yet: one entry per retrieved context, in rank order, as
+            # ragas' context precision prompt returns them (null where not labelled)
+            row[name] = [{"reason": "", "verdict": None} for _ in item.record.documents]
+        entries: list[Any] = row.get(name) or []
+        for i, entry in enumerate(entries):
             value = values.get(key(i))
-            if isinstance(entry, dict) and value is not None and entry.get(flag) != int(value):
+            if value is None:
+                continue
+            if isinstance(entry, str):  # a bare statement: give it the prompt's verdict shape
+                entry = entries[i] = {text: entry, flag: None}
+            if isinstance(entry, dict) and entry.get(flag) != int(value):
                 entry[flag] = int(value)
     metrics = record_values(item.record, eff, settings, item.judge)
+    before = record_values(item.record, item.judge, settings, item.judge)
     for column, metric in RECOMPUTED.items():
-        if column in row and metric in metrics:
+        if column in row and metric in metrics and metrics[metric] != before.get(metric):
             row[column] = metrics[metric]

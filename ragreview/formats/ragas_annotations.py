@@ -106,16 +106,34 @@ def write(items: Iterable[ExportRecord], out: TextIO, metrics: list[str]) -> int
     for item in items:
         if item.source is None:
             raise InputError(item.record.id, None, "source", "record has no ragas source")
-        sample = loads_source(item.source)
-        want = effective(item.judge, item.human).get(LABEL, {}).get("*")
-        expressed = human_verdict(sample)
-        judge = judge_verdict(sample)
-        if want is not None and want != (expressed if expressed is not None else judge):
-            patch(sample, bool(want), judge)
+        sample = exported_sample(item)
         doc.setdefault(str(item.record.data.get("ragas_metric")), []).append(sample)
         count += 1
     out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     return count
+
+
+def exported_sample(item: ExportRecord) -> dict[str, Any]:
+    """The sample with the record's effective verdict written in (when it differs from
+    the verdict the sample already expresses)."""
+    sample: dict[str, Any] = loads_source(item.source or "{}")
+    want = effective(item.judge, item.human).get(LABEL, {}).get("*")
+    expressed = human_verdict(sample)
+    judge = judge_verdict(sample)
+    if want is not None and want != (expressed if expressed is not None else judge):
+        patch(sample, bool(want), judge)
+    return sample
+
+
+def read_back(item: ExportRecord) -> dict[str, dict[str, Any]]:
+    """The effective labels a re-import of the sample as written gives (only the
+    ``verdict``: a sample holds no other label)."""
+    sample = exported_sample(item)
+    judge, human = judge_verdict(sample), human_verdict(sample)
+    layer = {} if judge is None else {LABEL: {"*": judge}}
+    if human is not None and human != judge:
+        layer[LABEL] = {"*": human}
+    return layer
 
 
 def patch(sample: dict[str, Any], want: bool, judge: bool | None) -> None:

@@ -30,6 +30,8 @@ from .common import (
     kind,
     leading_ids,
     line_drafts,
+    loads_source,
+    reread,
     write_lines,
 )
 from .scores import record_values
@@ -204,6 +206,13 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     return write_lines(items, out, "RAGBench", fix)
 
 
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The effective labels a re-import of the record as written gives."""
+    row = loads_source(item.source or "{}")
+    patch(row, item.record, item.judge, effective(item.judge, item.human), settings)
+    return reread(draft(row, 1, 1, ""), validate_labels=False)
+
+
 def _true_keys(layer: Mapping[str, Mapping[str, Any]], name: str) -> set[str]:
     return {k for k, v in layer.get(name, {}).items() if v}
 
@@ -245,16 +254,36 @@ def patch(
             row.get("unsupported_response_sentence_keys") or [], unsupported, resp_order
         )
     eff_keys, judge_keys = eff.get("support_keys", {}), judge.get("support_keys", {})
-    for entry in row.get("sentence_support_information") or []:
+    entries = row.get("sentence_support_information")
+    described = set()
+    for entry in entries or []:
         rkey = _resolve(str(entry.get("response_sentence_key")), set(resp_order))
         if rkey is None:
             continue
+        described.add(rkey)
         if eff_sup.get(rkey) != judge_sup.get(rkey):
             entry["fully_supported"] = eff_sup.get(rkey)
         if eff_keys.get(rkey) != judge_keys.get(rkey) and rkey in eff_keys:
             entry["supporting_sentence_keys"] = list(eff_keys[rkey])
+    # supporting keys for a response sentence the judge said nothing about: a new entry,
+    # in the shape of the labelling prompt's answer (the row keeps its other entries)
+    added = [
+        {
+            "response_sentence_key": k,
+            "explanation": "",
+            "supporting_sentence_keys": list(eff_keys[k]),
+            "fully_supported": eff_sup.get(k),
+        }
+        for k in resp_order
+        if k in eff_keys and k not in described and eff_keys[k] != judge_keys.get(k)
+    ]
+    if added:
+        row["sentence_support_information"] = [*(entries or []), *added]
+    # a score is rewritten only when the labels change it: one the review leaves as it
+    # was keeps its stored text, even where the recomputation differs in the last digit
     values = record_values(record, eff, settings, judge)
+    before = record_values(record, judge, settings, judge)
     for field, metric in SCORE_FIELDS.items():
-        if field in row and values.get(metric) is not None:
-            value = values[metric]
+        value = values.get(metric)
+        if field in row and value is not None and value != before.get(metric):
             row[field] = bool(value) if isinstance(row[field], bool) else value

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from ..core import rgb_rules
 from ..core.errors import InputError, RecordError
 from ..core.keys import part_key
-from ..core.labels import effective
+from ..core.labels import check_layer, effective
 from ..core.record import ImportItem
 from .base import ExportRecord
 from .common import (
@@ -35,6 +35,7 @@ from .common import (
     kind,
     leading_ids,
     line_drafts,
+    loads_source,
     write_lines,
 )
 
@@ -138,24 +139,29 @@ def draft(row: Any, filename: str, line_no: int, number: int, line: str) -> Draf
 def _judge(
     row: Mapping[str, Any], task: str, parts: list[list[str]], prediction: str | None
 ) -> dict[str, dict[str, Any]]:
-    if prediction is None:
+    # A data file has no prediction and nothing to label, unless a review exported
+    # back into it wrote RGB's own ``label``/``factlabel`` fields (docs/formats.md).
+    if prediction is None and "label" not in row and "factlabel" not in row:
         return {}
+    judge: dict[str, dict[str, Any]] = {}
     if "label" in row:
         bits = row["label"]
         if not isinstance(bits, list) or not all(
             isinstance(b, int) and not isinstance(b, bool) for b in bits
         ):
             raise RecordError("label", f"expected a list of 0/1 (or [-1]), got {kind(bits)}")
-    else:
+    elif prediction is not None:
         bits = rgb_rules.label(prediction, parts)
-    judge: dict[str, dict[str, Any]] = {}
+    else:
+        bits = None
     if bits == [-1]:
         judge["rejected"] = {"*": True}
         # RGB skips the answer check for a rejection; run it so that a reviewer who
         # overturns the rejection starts from RGB's own match bits.
-        matched = rgb_rules.checkanswer(prediction, parts)
-        judge["part_matched"] = {part_key(i): bool(b) for i, b in enumerate(matched)}
-    else:
+        if prediction is not None:
+            matched = rgb_rules.checkanswer(prediction, parts)
+            judge["part_matched"] = {part_key(i): bool(b) for i, b in enumerate(matched)}
+    elif bits is not None:
         if len(bits) != len(parts) or any(b not in (0, 1) for b in bits):
             raise RecordError(
                 "label", f"expected [-1] or {len(parts)} bits of 0/1 (one per answer part)"
@@ -167,7 +173,7 @@ def _judge(
         if fact not in (0, 1) or isinstance(fact, bool):
             raise RecordError("factlabel", f"expected 0 or 1, got {kind(fact)}")
         judge["error_detected"] = {"*": bool(fact)}
-    else:
+    elif prediction is not None:
         judge["error_detected"] = {"*": rgb_rules.flags_error(prediction)}
     evaluation = row.get("evaluation")
     which = evaluation_kind(task, row)
@@ -186,6 +192,18 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
         patch(row, item.record.task or "", item.judge, effective(item.judge, item.human))
 
     return write_lines(items, out, "RGB", fix)
+
+
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The effective labels a re-import of the record as written gives. Only the label
+    fields change on export, so the reader's labelling runs on the record as it is (the
+    documents, often dozens per row, are not split into sentences again)."""
+    task = item.record.task or ""
+    row = loads_source(item.source or "{}")
+    patch(row, task, item.judge, effective(item.judge, item.human))
+    parts = _answer(row, "ans" if "ans" in row else "answer")
+    judge = _judge(row, task, parts, expect(row, "prediction", str, optional=True))
+    return check_layer(item.record, judge, "labels")
 
 
 def patch(
@@ -210,13 +228,13 @@ def patch(
         rejected_in_label = row.get("label") == [-1] and not bits_changed
     else:
         rejected_in_label = rejected
-    if "label" in row or "prediction" in row:
-        if rejected_in_label:
-            row["label"] = [-1]
-        elif bits_changed or rejected != bool(value(judge, "rejected")):
-            row["label"] = [int(bool(value(eff, "part_matched", k))) for k in part_keys]
-    detected = bool(value(eff, "error_detected"))
-    if detected != bool(value(judge, "error_detected")):
+    # a data file (no prediction) gets the fields a prediction file has for them
+    if rejected_in_label:
+        row["label"] = [-1]
+    elif bits_changed or value(eff, "rejected") != value(judge, "rejected"):
+        row["label"] = [int(bool(value(eff, "part_matched", k))) for k in part_keys]
+    detected = value(eff, "error_detected")
+    if detected is not None and detected != value(judge, "error_detected"):
         if which == "fact":
             row["evaluation"] = IDENTIFIED_TEXT if detected else NOT_IDENTIFIED_TEXT
         else:

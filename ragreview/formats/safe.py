@@ -23,7 +23,7 @@ from ..core.keys import fact_key
 from ..core.labels import effective
 from ..core.record import ImportItem
 from .base import ExportRecord
-from .common import Draft, changed, finish, finite, keyed_response, kind
+from .common import Draft, changed, finish, finite, keyed_response, kind, reread
 from .jsonio import load_document
 from .scores import record_values
 
@@ -156,7 +156,7 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     bare = "per_prompt_data" not in original
     doc = {"per_prompt_data": [{"side2_posthoc_eval_data": original}]} if bare else original
     prompts = doc["per_prompt_data"]
-    count, touched, exported = 0, False, set()
+    count, touched, exported = 0, set(), set()
     for item in items:
         count += 1
         where = item.record.data.get("safe") or {}
@@ -164,16 +164,24 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
         exported.add(index)
         if not changed(item.judge, item.human):
             continue
-        touched = True
         ev = prompts[index][f"{side}_posthoc_eval_data"]
-        patch(ev, item, effective(item.judge, item.human), settings)
+        touched |= patch(ev, item, effective(item.judge, item.human), settings)
     if settings.get("export.subset"):
         doc["per_prompt_data"] = [p for i, p in enumerate(prompts) if i in exported]
-    if touched or settings.get("export.subset"):
         aggregate(doc)
+    elif touched:
+        aggregate(doc, touched)
     out.write(json.dumps(original if bare else doc, ensure_ascii=False, indent=2))
     out.write("\n")
     return count
+
+
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The effective labels a re-import of the record as written gives."""
+    ev = json.loads(item.source or "{}")
+    patch(ev, item, effective(item.judge, item.human), settings)
+    where = item.record.data.get("safe") or {}
+    return reread(draft(ev, int(where.get("prompt", 0)), str(where.get("side")), 1, "x"))
 
 
 def patch(
@@ -181,31 +189,40 @@ def patch(
     item: ExportRecord,
     eff: Mapping[str, Mapping[str, Any]],
     settings: Mapping[str, Any],
-) -> None:
+) -> set[str]:
+    """Patch one prompt's eval dict; the names of the numeric fields that changed. A
+    count or F1 the labels leave as it was keeps its stored value."""
     labels = eff.get("fact", {})
     for i, st in enumerate(ev.get("checked_statements") or []):
         label = labels.get(fact_key(i))
         if label is not None and ANNOTATIONS.get(str(st.get("annotation")).lower()) != label:
             st["annotation"] = LABEL_TEXT[label]
+    changed_fields = set()
     values = list(labels.get(fact_key(i)) for i in range(len(item.record.facts)))
+    judged = list(item.judge.get("fact", {}).get(fact_key(i)) for i in range(len(values)))
     for label, field in COUNT_FIELDS.items():
-        if field in ev:
+        if field in ev and values.count(label) != judged.count(label):
             ev[field] = values.count(label)
+            changed_fields.add(field)
     for name in [n for n in ev if n.startswith("f1_")]:
         try:
             k = int(name[3:])
         except ValueError:
             continue
         k = DEFAULT_MAX_CLAIMS if k <= 0 else k
-        metrics = record_values(item.record, eff, {**settings, "longform.k": k}, item.judge)
-        f1 = metrics.get("longform.f1_at_k")
-        if f1 is not None:
+        config = {**settings, "longform.k": k}
+        f1 = record_values(item.record, eff, config, item.judge).get("longform.f1_at_k")
+        before = record_values(item.record, item.judge, config, item.judge)
+        if f1 is not None and f1 != before.get("longform.f1_at_k"):
             ev[name] = f1
+            changed_fields.add(name)
+    return changed_fields
 
 
-def aggregate(doc: dict[str, Any]) -> None:
+def aggregate(doc: dict[str, Any], only: set[str] | None = None) -> None:
     """SAFE's ``add_aggregation``: mean and population std over prompts of every numeric
-    field, for the ``side<n>_avg_*`` / ``side<n>_std_*`` keys the document has."""
+    field (of the fields in ``only``, when given), for the ``side<n>_avg_*`` /
+    ``side<n>_std_*`` keys the document has."""
     prompts = doc["per_prompt_data"]
     for key in list(doc):
         for side in SIDES:
@@ -214,6 +231,8 @@ def aggregate(doc: dict[str, Any]) -> None:
                 if not key.startswith(prefix):
                     continue
                 metric = key[len(prefix) :]
+                if only is not None and metric not in only:
+                    continue
                 values = [
                     p[f"{side}_posthoc_eval_data"][metric]
                     for p in prompts

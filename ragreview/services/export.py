@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import formats
 from ..core.errors import RagreviewError
+from ..core.labels import effective
 from ..formats import csv_export
+from ..formats.common import changed, lost_labels
 from ..store import browse
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -18,6 +20,10 @@ if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
 
 AS_CHOICES = ("source", "ragreview", "csv")
+
+
+class LossError(RagreviewError):
+    """The source format cannot hold some labels: the export refuses before writing."""
 
 
 def _dataset_row(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
@@ -45,6 +51,61 @@ def total(db: sqlite_utils.Database, dataset: str) -> int:
     return browse.total_count(db, dataset)
 
 
+def _writer_config(
+    db: sqlite_utils.Database, dataset: str, reviewed_only: bool, config: dict[str, Any]
+) -> dict[str, Any]:
+    # the settings, and what the writers need beyond them (whole-file formats, subsets)
+    return {
+        **config,
+        "source.document": store_records.source_document(db, dataset),
+        "export.subset": reviewed_only,
+    }
+
+
+def lost(
+    db: sqlite_utils.Database, dataset: str, fmt: str, *, reviewed_only: bool = False
+) -> dict[str, list[str]]:
+    """Label name -> ids of the records whose label a ``fmt`` export would not hold:
+    each record with overrides is written the way the export writes it and read back
+    the way an import reads it, and what does not come back is lost (docs/formats.md).
+    Empty for ragreview's own format and CSV, which hold every label."""
+    read_back = getattr(formats.REGISTRY.get(fmt), "read_back", None)
+    if read_back is None:
+        return {}
+    config = _writer_config(db, dataset, reviewed_only, store_settings.get_all(db, dataset))
+    status = "reviewed" if reviewed_only else None
+    out: dict[str, list[str]] = {}
+    for item in store_records.overridden(db, dataset, status=status):
+        if item.source is None or not changed(item.judge, item.human):
+            continue  # no source: the writer says so; no change: written as read
+        for name in sorted(lost_labels(effective(item.judge, item.human), read_back(item, config))):
+            out.setdefault(name, []).append(item.id)
+    return dict(sorted(out.items()))
+
+
+def check_loss(
+    db: sqlite_utils.Database, dataset: str, fmt: str, *, reviewed_only: bool = False
+) -> dict[str, list[str]]:
+    """Refuse (``LossError``, one message) when a ``fmt`` export would lose labels."""
+    found = lost(db, dataset, fmt, reviewed_only=reviewed_only)
+    if found:
+        raise LossError(
+            f"the {fmt} format cannot hold these reviewed labels: {describe_loss(found)}; "
+            "nothing was written. Export with --as ragreview to keep every label, "
+            "or pass --allow-loss to write the source format without them"
+        )
+    return found
+
+
+def describe_loss(found: dict[str, list[str]], shown: int = 5) -> str:
+    """``name (n records: id, id, …)`` for each label, in one line."""
+    parts = []
+    for name, ids in found.items():
+        listed = ", ".join(repr(i) for i in ids[:shown]) + (", …" if len(ids) > shown else "")
+        parts.append(f"{name} ({len(ids)} record{'s' if len(ids) != 1 else ''}: {listed})")
+    return "; ".join(parts)
+
+
 def write(
     db: sqlite_utils.Database,
     dataset: str,
@@ -52,19 +113,19 @@ def write(
     out: TextIO,
     *,
     reviewed_only: bool = False,
+    allow_loss: bool = False,
     on_record: Callable[[], None] | None = None,
 ) -> int:
     """Write ``dataset`` to ``out`` as ``fmt`` (from ``resolve_format``); the count.
+    Refuses before writing anything when the format would lose labels (``check_loss``),
+    unless ``allow_loss``.
 
     ``on_record`` is called once per record read (for a progress bar)."""
+    if not allow_loss:
+        check_loss(db, dataset, fmt, reviewed_only=reviewed_only)
     writer = csv_export.write if fmt == "csv" else formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
-    # what the writers need beyond the settings (whole-file formats, subsets)
-    writer_config = {
-        **config,
-        "source.document": store_records.source_document(db, dataset),
-        "export.subset": reviewed_only,
-    }
+    writer_config = _writer_config(db, dataset, reviewed_only, config)
     status = "reviewed" if reviewed_only else None
     items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
     if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
@@ -82,13 +143,18 @@ def _counted(items, on_record: Callable[[], None]) -> Iterator[Any]:
         yield item
 
 
-def write_file(db: sqlite_utils.Database, dataset: str, fmt: str, path: Path) -> int:
+def write_file(
+    db: sqlite_utils.Database, dataset: str, fmt: str, path: Path, *, allow_loss: bool = False
+) -> int:
     """``write`` to ``path`` atomically (a temp file renamed over it): a reader never sees
-    half a file, and a failed export leaves the previous one in place."""
+    half a file, and a failed export leaves the previous one in place. Refuses before
+    writing anything when the format would lose labels, unless ``allow_loss``."""
+    if not allow_loss:
+        check_loss(db, dataset, fmt)  # before the temp file exists
     tmp = path.with_name(path.name + ".tmp")
     try:
         with tmp.open("w", encoding="utf-8", newline="") as fh:
-            count = write(db, dataset, fmt, fh)
+            count = write(db, dataset, fmt, fh, allow_loss=True)  # checked above
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -269,3 +269,22 @@ def human_layers(
 ) -> dict[int, dict[str, dict[str, Any]]]:
     """The human layers of several records."""
     return _layers(db.conn, "human_labels", rowids)
+
+
+def overridden(
+    db: sqlite_utils.Database, dataset: str, *, status: str | None = None
+) -> Iterator[StoredRecord]:
+    """The dataset's records that carry human labels, in file order (an export checks
+    these before it writes)."""
+    sql = (
+        "SELECT rowid FROM records WHERE rowid IN (SELECT DISTINCT record FROM human_labels) "
+        "AND dataset = ?"
+    )
+    params: list[Any] = [dataset]
+    if status is not None:
+        sql += " AND status = ?"
+        params.append(status)
+    rowids = [row[0] for row in db.conn.execute(sql + " ORDER BY position, rowid", params)]
+    for start in range(0, len(rowids), 500):
+        page = get_many(db, rowids[start : start + 500])
+        yield from sorted(page, key=lambda item: (item.position, item.rowid))

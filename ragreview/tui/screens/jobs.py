@@ -71,6 +71,10 @@ class ReviewJobs(Screen[None]):
         try:
             fmt = export.resolve_format(db, self.review.dataset, "source")
             count = export.write_file(db, self.review.dataset, fmt, out)
+        except export.LossError as err:  # refused before writing: say why, like the CLI
+            # markup off: the message quotes record ids, which are untrusted text
+            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            return
         finally:
             db.conn.close()
         self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
