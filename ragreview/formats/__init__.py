@@ -9,13 +9,13 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.record import ImportItem
-from . import factscore, mtrag, native, ragas, ragbench, rgb, safe
+from . import factscore, inspectorraget, mtrag, native, ragas, ragbench, rgb, safe
 from .jsonio import first_line, is_json_lines, iter_lines, load_document, parse_json, read_text
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
 REGISTRY: dict[str, ModuleType] = {
-    m.NAME: m for m in (ragbench, rgb, mtrag, factscore, safe, ragas, native)
+    m.NAME: m for m in (ragbench, rgb, mtrag, factscore, safe, ragas, inspectorraget, native)
 }
 # Export targets that are not source formats (no reader).
 EXPORT_ONLY = ("csv",)

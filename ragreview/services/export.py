@@ -65,6 +65,12 @@ def write(
         "source.document": store_records.source_document(db, dataset),
         "export.subset": reviewed_only,
     }
+    if getattr(
+        formats.REGISTRY.get(fmt), "NEEDS_AUTHORS", False
+    ):  # the writer names who made each override (InspectorRAGet annotations)
+        from ..store import reviewer_layers
+
+        writer_config["export.authors"] = reviewer_layers.authors(db, dataset)
     status = "reviewed" if reviewed_only else None
     items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
     if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how

@@ -295,3 +295,10 @@ def m006_formats(db: Database) -> None:
     # Whole-file source formats (SAFE result JSON, ragas annotation exports, JSON
     # arrays) need the parts of the document that are not records to be written back.
     db.execute("ALTER TABLE datasets ADD COLUMN source_document TEXT")
+
+
+@MIGRATIONS()
+def m007_formats_reviewer_reasons(db: Database) -> None:
+    # Reviewers' layers read from an input file (InspectorRAGet annotators) come with
+    # the reason each annotator gave for a label (docs/formats.md).
+    db.execute("ALTER TABLE reviewer_labels ADD COLUMN reason TEXT")
