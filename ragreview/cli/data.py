@@ -79,6 +79,16 @@ def export_cmd(
     """Write the corrected records out."""
     with user_errors():
         opened = open_target(path, db, dataset)
+        if as_ == "parquet":  # a binary file, written by path
+            if out_path == "-":
+                raise click.ClickException("--as parquet needs a file for --out")
+            from ..services import parquet_export
+
+            count = parquet_export.write_file(
+                opened.db, opened.dataset, Path(out_path), reviewed_only=reviewed_only
+            )
+            click.echo(f"wrote {count} records to {out_path} as parquet", err=True)
+            return
         fmt = export.resolve_format(opened.db, opened.dataset, as_)
         total = export.total(opened.db, opened.dataset)
         try:

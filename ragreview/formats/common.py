@@ -157,6 +157,11 @@ def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None
         + re.escape(field)
         + r'"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*"|-?\d+)[ \t]*[,}]'
     )
+    if text is None:
+        from . import parquet
+
+        if parquet.is_table(path):  # the id column alone
+            return parquet.count_ids(path, field)
     match = re.compile(pattern.encode()).match  # bytes: only the id needs decoding
     if text is not None:
         return _count_ids((match(line.encode()), line) for line in text.split("\n"))

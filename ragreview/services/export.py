@@ -17,7 +17,7 @@ from ..store import settings as store_settings
 if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
 
-AS_CHOICES = ("source", "ragreview", "csv")
+AS_CHOICES = ("source", "ragreview", "csv", "parquet")
 
 
 def _dataset_row(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
