@@ -300,11 +300,20 @@ def patch(
     declared = item.record.data.get("rubric") or {}
     annotations = ev.setdefault(scores_field, {})
     for name, targets in item.human.items():
-        if name not in declared or "*" not in targets:
+        unchanged = {t for t, v in targets.items() if item.judge.get(name, {}).get(t) == v}
+        if name not in declared or set(targets) - unchanged - {"*"}:
+            if set(targets) - unchanged:
+                raise InputError(
+                    item.record.id,
+                    None,
+                    name,
+                    "an InspectorRAGet experiment has no field for this reviewed label: "
+                    "export --as ragreview",
+                )
+            continue
+        if "*" not in targets or "*" in unchanged:
             continue
         value = targets["*"]
-        if item.judge.get(name, {}).get("*") == value:
-            continue
         who, reason = authors.get(name, (DEFAULT_REVIEWER, None))
         mine = annotations.setdefault(name, {}).setdefault(who, {})
         mine["value"] = value

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .records import dumps, loads, now
@@ -23,29 +24,37 @@ Row = tuple[str, str, str, Any, str | None]  # (reviewer, name, target, value, r
 
 
 def _source_ids(conn: sqlite3.Connection, path: str, reviewers: Iterable[str]) -> dict[str, int]:
-    ids = {
-        who: sid
-        for sid, who in conn.execute(
-            "SELECT id, reviewer FROM merge_sources WHERE path = ?", (path,)
-        )
-    }
+    """Each reviewer's ``merge_sources`` row, created on first sight. Reviewer names are
+    unique within a DB (as ``merge`` keeps them), so a file imported again, even from
+    another place, reuses its reviewers' rows."""
+    ids: dict[str, int] = {}
     for who in reviewers:
-        if who not in ids:
+        row = conn.execute(
+            "SELECT min(id) FROM merge_sources WHERE reviewer = ?", (who,)
+        ).fetchone()
+        if row[0] is None:
             cur = conn.execute(
                 "INSERT INTO merge_sources (path, reviewer, merged_at) VALUES (?, ?, ?)",
                 (path, who, now()),
             )
             assert cur.lastrowid is not None
             ids[who] = cur.lastrowid
+        else:
+            ids[who] = row[0]
     return ids
 
 
 def replace(conn: sqlite3.Connection, path: str, layers: Mapping[int, Iterable[Row]]) -> None:
     """Store each record's reviewer labels read from ``path``, replacing what an earlier
-    import of the same file stored for it. Runs inside the import's transaction."""
+    import of the file stored for it (its reviewers', and any other reviewer's from the
+    same file). Runs inside the import's transaction."""
+    path = str(Path(path).resolve())
     rows = {rowid: list(given) for rowid, given in layers.items()}
     ids = _source_ids(conn, path, dict.fromkeys(r[0] for given in rows.values() for r in given))
-    mine = list(ids.values())
+    same_file = [
+        sid for (sid,) in conn.execute("SELECT id FROM merge_sources WHERE path = ?", (path,))
+    ]
+    mine = sorted(set(ids.values()) | set(same_file))
     marks = ",".join("?" * len(mine))
     at = now()
     for rowid, given in rows.items():

@@ -180,6 +180,16 @@ def test_an_override_changes_only_that_annotation(imported, path, key, scores_fi
     assert got == doc
 
 
+def test_an_override_the_file_cannot_hold_refuses_the_export(imported, tmp_path) -> None:
+    _, db_path = fresh_copy(imported, IRG / "clapnq_v1.json", tmp_path)
+    rid = open_database(db_path).conn.execute("SELECT id FROM records LIMIT 1").fetchone()[0]
+    assert run("label", db_path, rid, "relevant", "0a", "true").exit_code == 0
+    result = run("export", db_path, "--out", tmp_path / "out.json")
+    assert result.exit_code == 1
+    assert rid in result.output and "relevant" in result.output
+    assert not (tmp_path / "out.json").exists() or (tmp_path / "out.json").stat().st_size == 0
+
+
 def test_values_outside_the_declared_set_are_refused(imported, tmp_path) -> None:
     _, db_path = fresh_copy(imported, IRG / "clapnq_v1.json", tmp_path)
     rid = open_database(db_path).conn.execute("SELECT id FROM records LIMIT 1").fetchone()[0]
@@ -255,3 +265,42 @@ def test_aggregators() -> None:
     assert aa.aggregate([0.0, 100.0, 50.0], "average", {}) == 50.0
     assert aa.aggregate(["1", "2", "3"], "majority", numeric) is None
     assert aa.aggregate([], "average", {}) is None
+
+
+def test_reimport_replaces_the_changed_annotations_only(tmp_path) -> None:
+    doc = json.loads((IRG / "clapnq_v1.json").read_text())
+    doc["evaluations"] = doc["evaluations"][:6]
+    path = tmp_path / "exp.json"
+    path.write_text(json.dumps(doc))
+    assert run("import", path).exit_code == 0
+    first = doc["evaluations"][0]["annotations"]
+    who = next(iter(first["fluency"]))
+    first["fluency"][who]["value"] = "1"
+    gone = next(iter(doc["evaluations"][1]["annotations"]["fluency"]))
+    for metric in HUMAN:
+        doc["evaluations"][1]["annotations"][metric].pop(gone)
+    path.write_text(json.dumps(doc))
+    moved = tmp_path / "elsewhere"  # the same file, imported from another place
+    moved.mkdir()
+    shutil.copy(path, moved / "exp.json")
+    db_path = tmp_path / "exp.ragreview.db"
+    result = run("import", moved / "exp.json", "--db", db_path, "--dataset", "exp")
+    assert result.exit_code == 0 and "2 changed" in result.output
+    db = open_database(db_path)
+    reviewers = [w for (w,) in db.conn.execute("SELECT reviewer FROM merge_sources")]
+    assert sorted(reviewers) == sorted(
+        {w for e in doc["evaluations"] for w in e["annotations"]["fluency"]} | {gone}
+    )
+    values = dict(
+        db.conn.execute(
+            "SELECT s.reviewer, l.value FROM reviewer_labels l JOIN merge_sources s "
+            "ON s.id = l.source WHERE l.record = 1 AND l.name = 'fluency'"
+        ).fetchall()
+    )
+    assert values[who] == '"1"'
+    second = db.conn.execute(
+        "SELECT count(*) FROM reviewer_labels l JOIN merge_sources s ON s.id = l.source "
+        "WHERE l.record = 2 AND s.reviewer = ?",
+        (gone,),
+    ).fetchone()[0]
+    assert second == 0
