@@ -219,26 +219,11 @@ def _import(
     fmt: str | None,
     mapping: dict[str, str] | None,
 ) -> list[InputError]:
-    from .store import importer
+    from .services import importing
 
-    errors: list[InputError] = []
     fmt, stream = formats.read(path, fmt, mapping)
-
-    def valid() -> Iterator[Any]:
-        for entry in stream:
-            if isinstance(entry, InputError):
-                errors.append(entry)
-            else:
-                yield entry
-
-    importer.import_records(
-        db,
-        dataset,
-        fmt,
-        str(path),
-        valid(),
-        source_document=formats.source_document(fmt, path, mapping=mapping),
-    )
+    # no worker process: a notebook or a script without a __main__ guard cannot spawn one
+    _summary, errors = importing.store(db, path, dataset, fmt, stream, mapping, parallel=False)
     return errors
 
 
@@ -275,8 +260,9 @@ def open(  # noqa: A001 (ragreview.open, like the CLI's `ragreview open`)
     name = dataset or path.stem
     db_path = Path(db) if db else path.with_name(f"{path.stem}.ragreview.db")
     if strict:
-        fmt, stream = formats.read(path, format, mapping)
-        bad = [e for e in stream if isinstance(e, InputError)]
+        from .services import importing
+
+        bad = importing.invalid_records(path, format, mapping)
         if bad:
             raise RagreviewError(f"{len(bad)} invalid records, nothing imported; first: {bad[0]}")
     database = open_database(db_path)

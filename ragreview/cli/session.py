@@ -12,11 +12,9 @@ import sqlite_utils
 from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
-from ..formats.jsonio import reporting_bytes
-from ..services import import_pipeline
-from ..store import importer, open_database
+from ..services import importing
+from ..store import open_database
 from ..store import records as store_records
-from ..store import settings as store_settings
 from ..store.db import building
 from ..store.importer import Prepared
 from ..store.records import ImportSummary
@@ -33,12 +31,9 @@ class Opened:
 def check_file(
     path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
 ) -> list[InputError]:
-    """Every per-record error of an input file, reading it once without keeping records
-    (the ``--strict`` pass, made before anything is written). Raises InputError for a
-    file that cannot be read at all (missing, unreadable, empty, unknown format)."""
-    _fmt, stream = formats.read(path, fmt, mapping)
-    with file_progress("checking", path, records=False) as (on_bytes, _), reporting_bytes(on_bytes):
-        return [entry for entry in stream if isinstance(entry, InputError)]
+    """``importing.invalid_records`` with a progress bar."""
+    with file_progress("checking", path, records=False) as (on_bytes, _):
+        return importing.invalid_records(path, fmt, mapping, on_bytes)
 
 
 def store_stream(
@@ -49,36 +44,11 @@ def store_stream(
     stream: Iterable[ImportItem | Prepared | InputError],
     mapping: dict[str, str] | None = None,
 ) -> tuple[ImportSummary, list[InputError]]:
-    """Store the valid records of a stream in one transaction, collecting the errors.
-    Records stream through: a 100,000-record file is never held in memory."""
-    errors: list[InputError] = []
-
-    def valid(
-        entries: Iterable[ImportItem | Prepared | InputError],
-    ) -> Iterator[ImportItem | Prepared]:
-        for entry in entries:
-            if isinstance(entry, InputError):
-                errors.append(entry)
-            else:
-                yield entry
-
-    document = formats.source_document(fmt, path, mapping=mapping)
-    with file_progress("reading", path) as (on_bytes, on_records), reporting_bytes(on_bytes):
-        settings = None
-        if mapping is None and import_pipeline.worth_it(path):  # prepared by a worker
-            settings = store_settings.get_all(db, dataset)
-            stream = import_pipeline.prepared(path, fmt, settings, on_bytes)
-        summary = importer.import_records(
-            db,
-            dataset,
-            fmt,
-            str(path),
-            valid(stream),
-            on_progress=on_records,
-            source_document=document,
-            prepared_with=settings,
+    """``importing.store`` with progress bars."""
+    with file_progress("reading", path) as (on_bytes, on_records):
+        return importing.store(
+            db, path, dataset, fmt, stream, mapping, on_bytes=on_bytes, on_records=on_records
         )
-    return summary, errors
 
 
 def import_file(
