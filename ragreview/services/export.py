@@ -65,9 +65,8 @@ def write(
         "source.document": store_records.source_document(db, dataset),
         "export.subset": reviewed_only,
     }
-    if getattr(
-        formats.REGISTRY.get(fmt), "NEEDS_AUTHORS", False
-    ):  # the writer names who made each override (InspectorRAGet annotations)
+    needs_authors = getattr(formats.REGISTRY.get(fmt), "NEEDS_AUTHORS", False)
+    if needs_authors:  # the writer names who made each override (InspectorRAGet)
         from ..store import reviewer_layers
 
         writer_config["export.authors"] = reviewer_layers.authors(db, dataset)
