@@ -304,3 +304,23 @@ def test_reimport_replaces_the_changed_annotations_only(tmp_path) -> None:
         (gone,),
     ).fetchone()[0]
     assert second == 0
+
+
+def test_a_context_without_text_takes_it_from_documents(tmp_path) -> None:
+    doc = json.loads((IRG / "rag_model_performance_v2.json").read_text())
+    doc["results"] = doc["results"][:1]
+    task = next(t for t in doc["tasks"] if t["task_id"] == doc["results"][0]["task_id"])
+    context = task["contexts"][0]
+    text = context.pop("text")
+    assert any(d["document_id"] == context["document_id"] for d in doc["documents"])
+    path = tmp_path / "exp.json"
+    path.write_text(json.dumps(doc))
+    assert run("import", path, "--strict").exit_code == 0
+    data = json.loads(
+        open_database(tmp_path / "exp.ragreview.db")
+        .conn.execute("SELECT data FROM records")
+        .fetchone()[0]
+    )
+    sentences = data["documents"][0]["sentences"]
+    assert " ".join(s for _, s in sentences).split() == text.split()
+    assert data["response"][0][1].startswith(doc["results"][0]["output"][0]["content"][:20])

@@ -130,3 +130,17 @@ def test_formats_lists_every_reader() -> None:
     ragbench = listed[0]
     assert ragbench["needs"] == ["documents_sentences", "all_relevant_sentence_keys"]
     assert "inspectorraget" in run("formats").stdout
+
+
+def test_a_mapped_csv_exports_back_as_csv(tmp_path) -> None:
+    import csv
+
+    path = copy("results.csv", tmp_path, "own")
+    assert run("import", path, "--map", CSV_MAP).exit_code == 0
+    assert run("label", path, "q3", "idk", "*", "0").exit_code == 0
+    out = tmp_path / "out.csv"
+    assert run("export", path, "--out", out).exit_code == 0
+    before = list(csv.DictReader(path.open(newline="")))
+    after = list(csv.DictReader(out.open(newline="")))
+    before[2]["idk"] = "0"
+    assert after == before
