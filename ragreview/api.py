@@ -212,16 +212,16 @@ def _user() -> str:
         return "reviewer"
 
 
-def _import(
+def _store(
     db: sqlite_utils.Database,
     path: Path,
     dataset: str,
-    fmt: str | None,
+    read: tuple[str, Iterator[Any]],
     mapping: dict[str, str] | None,
 ) -> list[InputError]:
     from .services import importing
 
-    fmt, stream = formats.read(path, fmt, mapping)
+    fmt, stream = read
     # no worker process: a notebook or a script without a __main__ guard cannot spawn one
     _summary, errors = importing.store(db, path, dataset, fmt, stream, mapping, parallel=False)
     return errors
@@ -265,7 +265,16 @@ def open(  # noqa: A001 (ragreview.open, like the CLI's `ragreview open`)
         bad = importing.invalid_records(path, format, mapping)
         if bad:
             raise RagreviewError(f"{len(bad)} invalid records, nothing imported; first: {bad[0]}")
+    if not db_path.exists():
+        from .store.db import building
+
+        read = formats.read(path, format, mapping)  # an unreadable file leaves no DB
+        with building(db_path) as new:  # put in place whole, as the CLI does
+            errors = _store(new, path, name, read, mapping)
+        return Dataset(open_database(db_path), name, db_path, errors)
     database = open_database(db_path)
     known = {n for (n,) in database.conn.execute("SELECT name FROM datasets")}
-    errors = [] if name in known else _import(database, path, name, format, mapping)
+    errors = []
+    if name not in known:
+        errors = _store(database, path, name, formats.read(path, format, mapping), mapping)
     return Dataset(database, name, db_path, errors)

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import ragreview
-from ragreview.core.errors import RagreviewError
+from ragreview.core.errors import InputError, RagreviewError
 from tests.conftest import REPO_ROOT, subprocess_env
 from tests.formats.helpers import run
 
@@ -94,6 +94,11 @@ def test_export_and_errors(demo, tmp_path) -> None:
         ds.labels(layer="bob")
     with pytest.raises(RagreviewError, match="no such file"):
         ragreview.open(tmp_path / "missing.jsonl")
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text('{"what": 1}\n')
+    with pytest.raises(InputError, match="cannot tell the format"):
+        ragreview.open(odd)
+    assert not odd.with_name("odd.ragreview.db").exists()
     bad = tmp_path / "bad.jsonl"
     bad.write_text(demo.read_text() + '{"id": "x", "labels": {"judge": {"relevant": 3}}}\n')
     with pytest.raises(RagreviewError, match="1 invalid records"):
