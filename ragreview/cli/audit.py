@@ -11,7 +11,7 @@ import click
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
 from ..store import merge as store_merge
-from ..store import open_database, review_queries
+from ..store import open_database, review_queries, reviewer_layers
 from ..store import settings as store_settings
 from . import cli
 from .common import user_errors
@@ -54,6 +54,9 @@ def build_report(
         human["conflicts"] = len(store_merge.conflicts(db, dataset))
         human["open_conflicts"] = len(store_merge.conflicts(db, dataset, open_only=True))
         report["reviewers"] = human
+    annotators = reviewer_layers.annotator_report(db, dataset)
+    if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
+        report["annotators"] = annotators
     points = {} if per_record is None else agreement_report.metric_pairs(per_record)
     return report, points
 

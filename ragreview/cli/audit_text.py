@@ -148,6 +148,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         human = report["reviewers"]
         console.print(_reviewers_table(human))
         console.print(Text(f"{human['open_conflicts']} of {human['conflicts']} conflicts open"))
+    if "annotators" in report:
+        from .annotators_text import print_annotators
+
+        print_annotators(report["annotators"], console)
     for warning in report["warnings"]:
         console.print(Text("warning: " + warning, style="yellow"))
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import click
 
 from .. import formats
+from ..formats import catalogue, mapped
 from ..services import export
 from . import cli
 from .common import progress, resolve, user_errors
-from .options import dataset_option, db_option
+from .options import dataset_option, db_option, json_option, map_option
 from .session import check_file, import_target, open_target, report_errors
 
 
@@ -26,11 +28,18 @@ from .session import check_file, import_target, open_target, report_errors
 )
 @dataset_option
 @click.option("--strict", is_flag=True, help="Import nothing if any record is invalid.")
+@map_option
 def import_cmd(
-    path: str, db: str | None, fmt: str | None, dataset: str | None, strict: bool
+    path: str,
+    db: str | None,
+    fmt: str | None,
+    dataset: str | None,
+    strict: bool,
+    map_spec: str | None,
 ) -> None:
     """Import (or re-import) an evaluation file into its review database."""
     with user_errors():
+        mapping = None if map_spec is None else mapped.parse_spec(map_spec)
         target = resolve(path, db, dataset)
         if target.input_path is None:
             raise click.ClickException(f"{path}: give an input file to import, not a database")
@@ -39,13 +48,15 @@ def import_cmd(
         # cannot be read, or any bad record under --strict, leaves nothing behind. The
         # records then stream into the DB without being held in memory.
         if strict:
-            errors = check_file(target.input_path, fmt)
+            errors = check_file(target.input_path, fmt, mapping)
             if errors:
                 report_errors(errors)
                 raise click.ClickException(
                     f"{len(errors)} invalid records; nothing imported (--strict)"
                 )
-        _db, summary, errors = import_target(target, formats.read(target.input_path, fmt))
+        _db, summary, errors = import_target(
+            target, formats.read(target.input_path, fmt, mapping), mapping
+        )
         report_errors(errors)
     stale = f", {summary.stale} now stale" if summary.stale else ""
     click.echo(
@@ -90,6 +101,20 @@ def export_cmd(
     """Write the corrected records out."""
     with user_errors():
         opened = open_target(path, db, dataset)
+        if as_ == "parquet":  # a binary file, written by path
+            if out_path == "-":
+                raise click.ClickException("--as parquet needs a file for --out")
+            from ..services import parquet_export
+
+            count = parquet_export.write_file(
+                opened.db,
+                opened.dataset,
+                Path(out_path),
+                reviewed_only=reviewed_only,
+                allow_loss=allow_loss,
+            )
+            click.echo(f"wrote {count} records to {out_path} as parquet", err=True)
+            return
         fmt = export.resolve_format(opened.db, opened.dataset, as_)
         # before the output is opened: a refused export leaves no file behind
         if allow_loss:
@@ -122,3 +147,27 @@ def export_cmd(
             if out is not sys.stdout:
                 out.close()
     click.echo(f"wrote {count} records to {out_path} as {fmt}", err=True)
+
+
+@cli.command("formats")
+@json_option
+def formats_cmd(as_json: bool) -> None:
+    """The input formats: how each is detected and the fields it needs."""
+    rows = catalogue.rows()
+    if as_json:
+        for row in rows:
+            click.echo(json.dumps(row, ensure_ascii=False))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Input formats (detected by content; --format to choose)")
+    for column in ("format", "detected by", "needs (any one line)", "reads"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["format"], row["detected_by"], "\n".join(row["needs"]), row["reads"])
+    Console().print(table)
+    click.echo(
+        "Parquet files and datasets.save_to_disk directories hold the rows of any row "
+        "format. Your own JSON Lines or CSV: --map target=path,… (docs/formats.md)."
+    )

@@ -12,11 +12,9 @@ import sqlite_utils
 from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
-from ..formats.jsonio import reporting_bytes
-from ..services import import_pipeline
-from ..store import importer, open_database
+from ..services import importing
+from ..store import open_database
 from ..store import records as store_records
-from ..store import settings as store_settings
 from ..store.db import building
 from ..store.importer import Prepared
 from ..store.records import ImportSummary
@@ -30,13 +28,12 @@ class Opened:
     target: Target
 
 
-def check_file(path: Path, fmt: str | None = None) -> list[InputError]:
-    """Every per-record error of an input file, reading it once without keeping records
-    (the ``--strict`` pass, made before anything is written). Raises InputError for a
-    file that cannot be read at all (missing, unreadable, empty, unknown format)."""
-    _fmt, stream = formats.read(path, fmt)
-    with file_progress("checking", path, records=False) as (on_bytes, _), reporting_bytes(on_bytes):
-        return [entry for entry in stream if isinstance(entry, InputError)]
+def check_file(
+    path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
+) -> list[InputError]:
+    """``importing.invalid_records`` with a progress bar."""
+    with file_progress("checking", path, records=False) as (on_bytes, _):
+        return importing.invalid_records(path, fmt, mapping, on_bytes)
 
 
 def store_stream(
@@ -45,37 +42,13 @@ def store_stream(
     dataset: str,
     fmt: str,
     stream: Iterable[ImportItem | Prepared | InputError],
+    mapping: dict[str, str] | None = None,
 ) -> tuple[ImportSummary, list[InputError]]:
-    """Store the valid records of a stream in one transaction, collecting the errors.
-    Records stream through: a 100,000-record file is never held in memory."""
-    errors: list[InputError] = []
-
-    def valid(
-        entries: Iterable[ImportItem | Prepared | InputError],
-    ) -> Iterator[ImportItem | Prepared]:
-        for entry in entries:
-            if isinstance(entry, InputError):
-                errors.append(entry)
-            else:
-                yield entry
-
-    document = formats.source_document(fmt, path)
-    with file_progress("reading", path) as (on_bytes, on_records), reporting_bytes(on_bytes):
-        settings = None
-        if import_pipeline.worth_it(path):  # records prepared by a worker process
-            settings = store_settings.get_all(db, dataset)
-            stream = import_pipeline.prepared(path, fmt, settings, on_bytes)
-        summary = importer.import_records(
-            db,
-            dataset,
-            fmt,
-            str(path),
-            valid(stream),
-            on_progress=on_records,
-            source_document=document,
-            prepared_with=settings,
+    """``importing.store`` with progress bars."""
+    with file_progress("reading", path) as (on_bytes, on_records):
+        return importing.store(
+            db, path, dataset, fmt, stream, mapping, on_bytes=on_bytes, on_records=on_records
         )
-    return summary, errors
 
 
 def import_file(
@@ -96,7 +69,9 @@ def import_file(
 
 
 def import_target(
-    target: Target, read: tuple[str, Iterator[ImportItem | InputError]]
+    target: Target,
+    read: tuple[str, Iterator[ImportItem | InputError]],
+    mapping: dict[str, str] | None = None,
 ) -> tuple[sqlite_utils.Database, ImportSummary, list[InputError]]:
     """Import the target's input file, as opened by ``formats.read``, into its DB,
     creating the DB if needed. Returns the open DB too."""
@@ -106,12 +81,12 @@ def import_target(
     if not target.db_path.exists():
         try:
             with building(target.db_path) as new:
-                summary, errors = store_stream(new, path, dataset, fmt, stream)
+                summary, errors = store_stream(new, path, dataset, fmt, stream, mapping)
             return open_database(target.db_path), summary, errors
         except FileExistsError:  # another process created it meanwhile: import into theirs
-            _fmt, stream = formats.read(path, fmt)  # (the first read was used up)
+            _fmt, stream = formats.read(path, fmt, mapping)  # (the first read was used up)
     database = open_database(target.db_path)
-    summary, errors = store_stream(database, path, dataset, fmt, stream)
+    summary, errors = store_stream(database, path, dataset, fmt, stream, mapping)
     return database, summary, errors
 
 
@@ -122,7 +97,12 @@ def report_errors(errors: list[InputError], limit: int = 20) -> None:
         click.echo(f"… and {len(errors) - limit} more errors", err=True)
 
 
-def open_target(path: str, db: str | None = None, dataset: str | None = None) -> Opened:
+def open_target(
+    path: str,
+    db: str | None = None,
+    dataset: str | None = None,
+    mapping: dict[str, str] | None = None,
+) -> Opened:
     """The DB for PATH; a source file not yet imported is imported first."""
     target = resolve(path, db, dataset)
     if target.input_path is not None:
@@ -133,7 +113,9 @@ def open_target(path: str, db: str | None = None, dataset: str | None = None) ->
                 return Opened(database, target.dataset, target)
             database.conn.close()
         # read first: an unreadable file leaves no empty DB behind
-        database, summary, errors = import_target(target, formats.read(target.input_path))
+        database, summary, errors = import_target(
+            target, formats.read(target.input_path, None, mapping), mapping
+        )
         report_errors(errors)
         if errors:
             click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)

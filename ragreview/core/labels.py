@@ -8,6 +8,7 @@ are combined.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,11 +31,12 @@ VERDICTS = (0, 0.5, 1)
 class LabelSpec:
     name: str
     target: str  # target kind, see Record.targets
-    kind: str  # bool | keys | choice | rating
+    kind: str  # bool | keys | choice | rating | number
     family: str
     meaning: str
     choices: tuple = ()
     default: Value = None  # value an absent label stands for (None: undefined)
+    bounds: tuple[float, float] | None = None  # a number label's range (human values)
 
     def cycle(self, current: Value) -> Value:
         """The next value for one-key cycling (`f`, `i`, `a`) or toggling."""
@@ -161,10 +163,40 @@ CATALOGUE: dict[str, LabelSpec] = {
 }
 
 
-def spec(name: str) -> LabelSpec:
+RUBRIC_FAMILY = "rubric"
+
+
+def declared(record: Record | None, name: str) -> LabelSpec | None:
+    """A record-level label declared by the record's own ``rubric`` field: the human
+    metrics of an evaluation platform (InspectorRAGet's fluency, faithfulness, …), with
+    their value set in its declared order (docs/formats.md). None when not declared."""
+    rubric = None if record is None else record.data.get("rubric")
+    entry = rubric.get(name) if isinstance(rubric, dict) else None
+    if not isinstance(entry, dict) or name in CATALOGUE:
+        return None
+    meaning = str(entry.get("meaning") or name)
+    if entry.get("kind") == "choice" and isinstance(entry.get("choices"), list):
+        choices = tuple(entry["choices"])
+        return LabelSpec(name, "record", "choice", RUBRIC_FAMILY, meaning, choices=choices)
+    if entry.get("kind") == "number":
+        given = entry.get("range")
+        bounds = None
+        if isinstance(given, list) and len(given) >= 2:
+            low, high = given[0], given[1]
+            if all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in (low, high)):
+                bounds = (float(low), float(high))
+        return LabelSpec(name, "record", "number", RUBRIC_FAMILY, meaning, bounds=bounds)
+    return None
+
+
+def spec(name: str, record: Record | None = None) -> LabelSpec:
+    """The catalogue's label ``name``, or one that ``record`` declares (``declared``)."""
     try:
         return CATALOGUE[name]
     except KeyError:
+        found = declared(record, name)
+        if found is not None:
+            return found
         raise RecordError(
             "name", f"unknown label {name!r} (known: {', '.join(CATALOGUE)})"
         ) from None
@@ -215,6 +247,8 @@ def coerce_value(
                 return choice
         if isinstance(value, str) and value.upper() in label.choices:
             return value.upper()
+        if isinstance(value, int) and not isinstance(value, bool) and str(value) in label.choices:
+            return str(value)  # a declared category "3" typed as the number 3
         allowed = ", ".join(json.dumps(c) for c in label.choices)
         raise RecordError("value", f"{name} takes one of {allowed}, got {json.dumps(value)}")
     if label.kind == "rating":
@@ -223,6 +257,13 @@ def coerce_value(
         if human and not 1 <= value <= 10:
             raise RecordError("value", f"{name} takes a number from 1 to 10, got {value}")
         return value
+    if label.kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RecordError("value", f"{name} takes a number, got {json.dumps(value)}")
+        low, high = label.bounds or (-math.inf, math.inf)
+        if human and not low <= value <= high:
+            raise RecordError("value", f"{name} takes a number from {low:g} to {high:g}")
+        return value
     raise AssertionError(label.kind)
 
 
@@ -230,7 +271,7 @@ def check_label(
     record: Record, name: str, target: str, value: Value, *, human: bool = True
 ) -> tuple[str, Value]:
     """Validate one label against the record; return (resolved target, value)."""
-    label = spec(name)
+    label = spec(name, record)
     resolved = resolve_target(record, label.target, target)
     if resolved is None:
         known = record.targets(label.target)
@@ -255,7 +296,7 @@ def check_layer(
         where = f"{field_name}.{name}"
         if not isinstance(targets, dict):
             raise RecordError(where, "expected an object {target: value}")
-        if name not in CATALOGUE:
+        if name not in CATALOGUE and declared(record, name) is None:
             raise RecordError(where, f"unknown label {name!r}")
         checked = {}
         for target, value in targets.items():

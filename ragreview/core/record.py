@@ -311,3 +311,6 @@ class ImportItem:
     judge: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     human: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     source: str | None = None  # the original source record as JSON text, for export
+    # labels the file gives per named reviewer (annotators of an evaluation platform),
+    # each (reviewer, name, target, value, reason); stored as that reviewer's layer
+    reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()

@@ -9,13 +9,25 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.record import ImportItem
-from . import factscore, mtrag, native, ragas, ragbench, rgb, safe
+from . import (
+    catalogue,
+    factscore,
+    inspectorraget,
+    mapped,
+    mtrag,
+    native,
+    ragas,
+    ragbench,
+    rgb,
+    safe,
+)
 from .jsonio import first_line, is_json_lines, iter_lines, load_document, parse_json, read_text
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
 REGISTRY: dict[str, ModuleType] = {
-    m.NAME: m for m in (ragbench, rgb, mtrag, factscore, safe, ragas, native)
+    m.NAME: m
+    for m in (ragbench, rgb, mtrag, factscore, safe, ragas, inspectorraget, native, mapped)
 }
 # Export targets that are not source formats (no reader).
 EXPORT_ONLY = ("csv",)
@@ -91,12 +103,8 @@ def _detect(path: Path, candidates: list[dict[str, Any]]) -> str:
                 return name
     if any("id" in obj for obj in candidates):
         return native.NAME
-    raise InputError(
-        str(path),
-        1,
-        None,
-        f"cannot tell the format of this file; pass --format ({', '.join(REGISTRY)})",
-    )
+    detected = [name for name in REGISTRY if name != mapped.NAME]
+    raise InputError(str(path), 1, None, catalogue.no_match_message(candidates, detected))
 
 
 def detect(path: Path, text: str | None = None) -> str:
@@ -109,9 +117,14 @@ def detect(path: Path, text: str | None = None) -> str:
     return _detect(path, candidates)
 
 
-def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem | InputError]]:
+def read(
+    path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
+) -> tuple[str, Iterator[ImportItem | InputError]]:
     """(format name, items and per-record errors in file order). JSON Lines files are
-    streamed from disk; whole-file JSON documents are read at once."""
+    streamed from disk; whole-file JSON documents are read at once. With ``mapping``
+    (``--map``) the rows are the user's own, read by ``mapped``."""
+    if mapping is not None:
+        return mapped.NAME, mapped.read(path, None, mapping)
     if fmt is not None and fmt not in REGISTRY:
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
@@ -126,9 +139,14 @@ def adapter(fmt: str) -> ModuleType:
     return REGISTRY[fmt]
 
 
-def source_document(fmt: str, path: Path, text: str | None = None) -> str | None:
+def source_document(
+    fmt: str, path: Path, text: str | None = None, mapping: dict[str, str] | None = None
+) -> str | None:
     """What a whole-file format needs, besides its records, to write the file back
     (stored with the dataset at import and handed to ``write`` as
-    ``settings["source.document"]``); None for line-per-record formats."""
+    ``settings["source.document"]``); None for line-per-record formats. A mapped
+    file's is its mapping."""
+    if mapping is not None:
+        return mapped.mapping_document(mapping, path)
     make = getattr(REGISTRY[fmt], "document", None)
     return None if make is None else make(path, text)

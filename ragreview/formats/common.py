@@ -22,8 +22,8 @@ from typing import Any, TextIO
 import orjson
 
 from ..core.errors import InputError, RecordError
-from ..core.labels import CATALOGUE, check_layer, effective
-from ..core.record import ImportItem, parse_record
+from ..core.labels import CATALOGUE, check_label, check_layer, effective
+from ..core.record import ImportItem, Record, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
 from .jsonio import iter_lines
@@ -37,6 +37,7 @@ class Draft:
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str | None = None
     source_id: Any = None
+    reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()  # see ImportItem
 
 
 def finish(
@@ -77,7 +78,23 @@ def finish(
             field = rename(err.field) if rename is not None else err.field
             yield InputError(str(path), draft.position, field, err.message)
             continue
-        yield ImportItem(draft.position, record, judge, {}, draft.source)
+        try:
+            reviewers = tuple(_checked_reviewers(record, draft.reviewers))
+        except RecordError as err:
+            yield InputError(str(path), draft.position, err.field, err.message)
+            continue
+        yield ImportItem(draft.position, record, judge, {}, draft.source, reviewers)
+
+
+def _checked_reviewers(
+    record: Record, rows: Iterable[tuple[str, str, str, Any, str | None]]
+) -> Iterator[tuple[str, str, str, Any, str | None]]:
+    for who, name, target, value, reason in rows:
+        try:
+            target, value = check_label(record, name, target, value, human=False)
+        except RecordError as err:
+            raise RecordError(f"{name}.{who}", err.message) from None
+        yield who, name, target, value, reason
 
 
 def line_drafts(
@@ -140,6 +157,11 @@ def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None
         + re.escape(field)
         + r'"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*"|-?\d+)[ \t]*[,}]'
     )
+    if text is None:
+        from . import parquet
+
+        if parquet.is_table(path):  # the id column alone
+            return parquet.count_ids(path, field)
     match = re.compile(pattern.encode()).match  # bytes: only the id needs decoding
     if text is not None:
         return _count_ids((match(line.encode()), line) for line in text.split("\n"))

@@ -25,7 +25,18 @@ def parse_json(text: str | bytes) -> Any:
         return json.loads(text)
 
 
+def _table(path: Path) -> bool:
+    """Parquet or a datasets directory: rows read through ``formats.parquet``."""
+    from . import parquet
+
+    return parquet.is_table(path)
+
+
 def read_text(path: Path) -> str:
+    if _table(path):
+        from . import parquet
+
+        return parquet.text(path)
     try:
         data = path.read_bytes()
     except OSError as err:
@@ -59,6 +70,10 @@ def is_json_lines(text: str) -> bool:
 def first_line(path: Path) -> str | None:
     """The file's first non-empty line (None when there is none), read without
     loading the whole file."""
+    if _table(path):
+        from . import parquet
+
+        return parquet.first_row(path)
     for _number, line in _file_lines(path):
         return line if isinstance(line, str) else None
     return None
@@ -130,6 +145,14 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
     large it is.
     """
     report = _on_bytes.get()
+    if text is None and _table(path):  # parquet rows, as the lines they would be
+        from . import parquet
+
+        for number, line, value in parquet.rows(path):
+            if report is not None:
+                report(len(line) + 1)
+            yield number, line, value
+        return
     if text is not None:
         for number, line in _text_lines(text):
             if report is not None:

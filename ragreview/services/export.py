@@ -19,7 +19,7 @@ from ..store import settings as store_settings
 if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
 
-AS_CHOICES = ("source", "ragreview", "csv")
+AS_CHOICES = ("source", "ragreview", "csv", "parquet")
 
 
 class LossError(RagreviewError):
@@ -52,14 +52,20 @@ def total(db: sqlite_utils.Database, dataset: str) -> int:
 
 
 def _writer_config(
-    db: sqlite_utils.Database, dataset: str, reviewed_only: bool, config: dict[str, Any]
+    db: sqlite_utils.Database, dataset: str, fmt: str, reviewed_only: bool, config: dict[str, Any]
 ) -> dict[str, Any]:
     # the settings, and what the writers need beyond them (whole-file formats, subsets)
-    return {
+    writer_config = {
         **config,
         "source.document": store_records.source_document(db, dataset),
         "export.subset": reviewed_only,
     }
+    if getattr(formats.REGISTRY.get(fmt), "NEEDS_AUTHORS", False):
+        # the writer names who made each override (InspectorRAGet)
+        from ..store import reviewer_layers
+
+        writer_config["export.authors"] = reviewer_layers.authors(db, dataset)
+    return writer_config
 
 
 def lost(
@@ -72,7 +78,7 @@ def lost(
     read_back = getattr(formats.REGISTRY.get(fmt), "read_back", None)
     if read_back is None:
         return {}
-    config = _writer_config(db, dataset, reviewed_only, store_settings.get_all(db, dataset))
+    config = _writer_config(db, dataset, fmt, reviewed_only, store_settings.get_all(db, dataset))
     status = "reviewed" if reviewed_only else None
     out: dict[str, list[str]] = {}
     for item in store_records.overridden(db, dataset, status=status):
@@ -125,7 +131,7 @@ def write(
         check_loss(db, dataset, fmt, reviewed_only=reviewed_only)
     writer = csv_export.write if fmt == "csv" else formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
-    writer_config = _writer_config(db, dataset, reviewed_only, config)
+    writer_config = _writer_config(db, dataset, fmt, reviewed_only, config)
     status = "reviewed" if reviewed_only else None
     items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
     if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how

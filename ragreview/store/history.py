@@ -161,9 +161,10 @@ def check_label_target(record, name: str, target: str) -> str:
     from ..core.labels import spec
     from ..core.record import resolve_target
 
-    resolved = resolve_target(record, spec(name).target, target)
+    kind = spec(name, record).target
+    resolved = resolve_target(record, kind, target)
     if resolved is None:
-        raise RagreviewError(f"record {record.id!r} has no {spec(name).target} key {target!r}")
+        raise RagreviewError(f"record {record.id!r} has no {kind} key {target!r}")
     return resolved
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, parse_record
-from . import bulk, metric_bulk, metric_rows
+from . import bulk, metric_bulk, metric_rows, reviewer_layers
 from .db import write
 from .records import ImportSummary, content_hash, dumps, label_value, loads, now
 
@@ -61,6 +61,7 @@ class Prepared(NamedTuple):
     judge: list[LabelRow]
     human: list[LabelRow]  # labels the file itself marks as human (rare)
     metrics: metric_bulk.Values  # its metric values as a new record (effective = judge)
+    reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
 
 
 def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
@@ -76,6 +77,7 @@ def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
         _label_rows(item.judge),
         _label_rows(item.human),
         metric_bulk.new_record_values(rec, item.judge, item.source, settings),
+        item.reviewers,
     )
 
 
@@ -89,6 +91,7 @@ def _item(prepared: Prepared) -> ImportItem:
         _layer(prepared.judge),
         _layer(prepared.human),
         prepared.source,
+        prepared.reviewers,
     )
 
 
@@ -173,6 +176,7 @@ def import_records(
         changed_rows: list[tuple] = []  # UPDATEs of known records whose content changed
         moved_rows: list[tuple] = []  # (position, rowid) of unchanged known records
         imported_human: list[tuple[int, Layer]] = []
+        reviewer_rows: dict[int, tuple] = {}  # rowid -> its named reviewers' labels
         # New records get their rowids here so that records and label rows can go in
         # by multi-row batches (the write transaction holds the DB to ourselves).
         next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM records").fetchone()[0]
@@ -202,8 +206,11 @@ def import_records(
                             kind="set",
                             reason="imported from file",
                         )
+            if reviewer_rows:
+                reviewer_layers.replace(conn, source_path or dataset, reviewer_rows)
             metric_bulk.store(conn, metric_bulk.rows_for_new(dataset, fresh))
             metric_rows.refresh(db, list(batch), known=batch)
+            reviewer_rows.clear()
             for rows in (new_rows, judge_rows, changed_rows, moved_rows, fresh, imported_human):
                 rows.clear()
             batch.clear()
@@ -271,6 +278,8 @@ def import_records(
                 item = item or _item(prep)
                 batch[rowid] = (item.record, item.judge)
             pending.add(rowid)
+            if prep.reviewers and (known is None or old_digest != digest):
+                reviewer_rows[rowid] = prep.reviewers
             judge_rows.extend([(rowid, *row) for row in prep.judge])
             if len(pending) >= METRIC_BATCH or len(judge_rows) > 20_000:
                 flush()

@@ -206,7 +206,8 @@ def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
                     (sid, rowid, mine.status, mine.reviewed_by, mine.reviewed_at),
                 )
                 conn.executemany(
-                    "INSERT INTO reviewer_labels VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO reviewer_labels (source, record, name, target, value) "
+                    "VALUES (?, ?, ?, ?, ?)",
                     [
                         (sid, rowid, name, target, _json(value))
                         for name, targets in mine.human.items()

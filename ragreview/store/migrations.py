@@ -313,3 +313,10 @@ def m007_serve_leases(db: Database) -> None:
         CREATE INDEX leases_session ON leases (session);
         """
     )
+
+
+@MIGRATIONS()
+def m008_formats_reviewer_reasons(db: Database) -> None:
+    # Reviewers' layers read from an input file (InspectorRAGet annotators) come with
+    # the reason each annotator gave for a label (docs/formats.md).
+    db.execute("ALTER TABLE reviewer_labels ADD COLUMN reason TEXT")

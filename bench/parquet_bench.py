@@ -1,0 +1,76 @@
+"""Parquet import against the same rows' JSON Lines import, measured in the same run.
+
+Generates the RAGBench-style file of ``import_bench.py`` (default 100,000 rows), writes
+the same rows as parquet (pyarrow, row groups of 10,000), then times
+``python -m ragreview import`` of each into a fresh DB, alternating. Prints both
+throughputs (medians over ``--repeat`` runs) and the ratio JSONL time / parquet time
+(1.0: parquet costs nothing extra; each row is turned into the JSON object a JSONL line
+would hold, so a little below 1.0 is expected). Needs pyarrow (the ``parquet`` extra).
+
+    python bench/parquet_bench.py [--records N] [--repeat R] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+from import_bench import clean_up, generate, ragreview, report, setup
+
+ROW_GROUP = 10_000
+
+
+def to_parquet(jsonl: Path, out: Path) -> None:
+    """The rows of ``jsonl`` as parquet, written a row group at a time."""
+    writer = None
+    rows: list[dict] = []
+
+    def flush() -> None:
+        nonlocal writer
+        names = list(dict.fromkeys(k for row in rows for k in row))
+        columns = {n: [row.get(n) for row in rows] for n in names}
+        if writer is None:
+            table = pa.table(columns)
+            writer = pq.ParquetWriter(str(out), table.schema)
+        else:  # the first group's types for every group
+            table = pa.table(columns, schema=writer.schema)
+        writer.write_table(table)
+        rows.clear()
+
+    with jsonl.open("rb") as fh:
+        for line in fh:
+            rows.append(orjson.loads(line))
+            if len(rows) == ROW_GROUP:
+                flush()
+    if rows:
+        flush()
+    assert writer is not None
+    writer.close()
+
+
+def main() -> None:
+    args, folder = setup(__doc__.splitlines()[0])
+    jsonl = folder / "ragbench_rows.jsonl"
+    parquet = folder / "ragbench_rows.parquet"
+    generate(jsonl, args.records)
+    to_parquet(jsonl, parquet)
+    mb = jsonl.stat().st_size / 1e6, parquet.stat().st_size / 1e6
+    print(f"{args.records} rows: JSONL {mb[0]:.0f} MB, parquet {mb[1]:.0f} MB")
+    jsonl_times, parquet_times = [], []
+    for _ in range(args.repeat):
+        for source, times in ((jsonl, jsonl_times), (parquet, parquet_times)):
+            db = folder / f"{source.suffix[1:]}.ragreview.db"
+            for stale in folder.glob(f"{db.name}*"):
+                stale.unlink()
+            t = time.perf_counter()
+            ragreview("import", source, "--db", db)
+            times.append(time.perf_counter() - t)
+    report("import JSONL", "import parquet", args.records, jsonl_times, parquet_times)
+    clean_up(folder, args.keep)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""ragreview from Python (notebooks, scripts): docs/python.md.
+
+``ragreview.open(path)`` imports an input file into its review database (the same
+``<stem>.ragreview.db`` beside it that the CLI uses) or opens a database, and gives a
+``Dataset``: its records, label layers and metrics as lists of dicts or, with
+``frame=True``, pandas DataFrames (pandas is optional), plus ``label`` and ``export``.
+Everything goes through the library functions the CLI calls.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import formats
+from .core.errors import InputError, RagreviewError
+from .core.labels import effective, parse_value_text
+from .store import open_database
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+LAYERS = ("judge", "human", "effective")
+
+
+def _is_database(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _frame(rows: list[dict[str, Any]]) -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise RagreviewError(
+            "frame=True needs pandas (pip install pandas); without it you get lists of dicts"
+        ) from None
+    return pandas.DataFrame(rows)
+
+
+@dataclass
+class Dataset:
+    """One dataset of a review database."""
+
+    db: sqlite_utils.Database
+    name: str
+    path: Path  # the database file
+    errors: builtins.list[InputError] = field(default_factory=list)  # skipped on import
+
+    # -- reading ------------------------------------------------------------------------
+
+    def _stored(self) -> Iterator[Any]:
+        from .store import records as store_records
+
+        return store_records.iterate(self.db, self.name)
+
+    def records(self, frame: bool = False) -> Any:
+        """Every record as its canonical JSON object (docs/formats.md) plus ``status``
+        and ``reviewed_by``, in file order."""
+        rows = [
+            {**item.record.data, "id": item.id, "status": item.status,
+             "reviewed_by": item.reviewed_by}
+            for item in self._stored()
+        ]  # fmt: skip
+        return _frame(rows) if frame else rows
+
+    def labels(self, layer: str = "effective", frame: bool = False) -> Any:
+        """One row per label: ``{"id", "name", "target", "value"}``. ``layer`` is
+        ``judge``, ``human`` (overrides), ``effective`` (human over judge) or the name of
+        a reviewer whose layer the file or a merge brought (an annotator id)."""
+        rows: list[dict[str, Any]] = []
+        reviewers = dict(self._reviewer_layers()) if layer not in LAYERS else {}
+        if layer not in LAYERS and layer not in reviewers:
+            known = ", ".join([*LAYERS, *reviewers])
+            raise RagreviewError(f"no label layer {layer!r} (known: {known})")
+        for item in self._stored():
+            if layer in LAYERS:
+                chosen = {
+                    "judge": item.judge,
+                    "human": item.human,
+                    "effective": effective(item.judge, item.human),
+                }[layer]
+            else:
+                chosen = reviewers[layer].get(item.rowid, {})
+            for name, targets in chosen.items():
+                for target, value in targets.items():
+                    rows.append({"id": item.id, "name": name, "target": target, "value": value})
+        return _frame(rows) if frame else rows
+
+    def _reviewer_layers(self) -> Iterator[tuple[str, dict[int, dict[str, dict[str, Any]]]]]:
+        from .store.records import loads
+
+        by_reviewer: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}
+        for who, rowid, name, target, value in self.db.conn.execute(
+            "SELECT s.reviewer, l.record, l.name, l.target, l.value FROM reviewer_labels l "
+            "JOIN merge_sources s ON s.id = l.source JOIN records r ON r.rowid = l.record "
+            "WHERE r.dataset = ? ORDER BY s.id",
+            (self.name,),
+        ):
+            layer = by_reviewer.setdefault(who, {}).setdefault(rowid, {})
+            layer.setdefault(name, {})[target] = loads(value)
+        return iter(by_reviewer.items())
+
+    def metrics(self, per_record: bool = False, by: str | None = None, frame: bool = False) -> Any:
+        """Metrics from the judge's labels and from the reviewed ones, as
+        ``ragreview metrics --json`` gives them: one dict for the dataset (a list with
+        ``by``: one per group), or per record ``{"id", "dataset", "judge",
+        "effective"}``. As a frame: per record one row with ``judge.<metric>`` and
+        ``effective.<metric>`` columns; for the dataset one row per metric (and group)."""
+        from .store import metric_rows
+
+        if per_record:
+            rows = list(metric_rows.iter_record_values(self.db, self.name))
+            if not frame:
+                return rows
+            flat = [
+                {"id": r["id"], **{f"{layer}.{k}": v for layer in ("judge", "effective")
+                                   for k, v in r[layer].items()}}
+                for r in rows
+            ]  # fmt: skip
+            return _frame(flat)
+        summaries = (
+            metric_rows.grouped_summaries(self.db, self.name, by)
+            if by
+            else [metric_rows.dataset_summary(self.db, self.name)]
+        )
+        if not frame:
+            return summaries if by else summaries[0]
+        long = [
+            {**(s["group"] or {}), "metric": name, "judge": s["judge"].get(name),
+             "effective": s["effective"].get(name)}
+            for s in summaries
+            for name in sorted(s["judge"].keys() | s["effective"].keys())
+        ]  # fmt: skip
+        return _frame(long)
+
+    # -- writing --------------------------------------------------------------------------
+
+    def label(
+        self,
+        record_id: str,
+        name: str,
+        target: str,
+        value: Any,
+        *,
+        reviewer: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        """Override one label (``value`` None reverts it to the judge's), as
+        ``ragreview label``; durable on return. A string value is read as the CLI reads
+        VALUE (JSON, or a bare word: ``"NS"``)."""
+        from .store import history
+        from .store import records as store_records
+
+        rowid = store_records.find(self.db, record_id, self.name).rowid
+        if isinstance(value, str):
+            value = parse_value_text(value)
+        history.set_label(self.db, rowid, name, target, value, reviewer or _user(), reason=reason)
+
+    def mark(self, record_id: str, reviewed: bool = True, *, reviewer: str | None = None) -> None:
+        """Mark a record reviewed (or not), as ``ragreview mark``."""
+        from .store import history
+        from .store import records as store_records
+
+        rowid = store_records.find(self.db, record_id, self.name).rowid
+        status = "reviewed" if reviewed else "unreviewed"
+        history.mark(self.db, rowid, status, reviewer or _user())
+
+    def export(self, out: str | Path, format: str = "source", reviewed_only: bool = False) -> int:
+        """Write the dataset to ``out`` as ``source`` (its own format), ``ragreview``,
+        ``csv`` or ``parquet``; the number of records."""
+        from .services import export
+
+        out = Path(out)
+        if format == "parquet":
+            from .services import parquet_export
+
+            return parquet_export.write_file(self.db, self.name, out, reviewed_only=reviewed_only)
+        fmt = export.resolve_format(self.db, self.name, format)
+        tmp = out.with_name(out.name + ".tmp")
+        try:
+            with tmp.open("w", encoding="utf-8", newline="") as fh:
+                count = export.write(self.db, self.name, fmt, fh, reviewed_only=reviewed_only)
+            tmp.replace(out)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return count
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def __enter__(self) -> Dataset:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "reviewer"
+
+
+def _store(
+    db: sqlite_utils.Database,
+    path: Path,
+    dataset: str,
+    read: tuple[str, Iterator[Any]],
+    mapping: dict[str, str] | None,
+) -> list[InputError]:
+    from .services import importing
+
+    fmt, stream = read
+    # no worker process: a notebook or a script without a __main__ guard cannot spawn one
+    _summary, errors = importing.store(db, path, dataset, fmt, stream, mapping, parallel=False)
+    return errors
+
+
+def open(  # noqa: A001 (ragreview.open, like the CLI's `ragreview open`)
+    path: str | Path,
+    *,
+    db: str | Path | None = None,
+    dataset: str | None = None,
+    format: str | None = None,
+    map: str | dict[str, str] | None = None,
+    strict: bool = False,
+) -> Dataset:
+    """The dataset behind ``path``: an input file (imported on first use into
+    ``<stem>.ragreview.db`` beside it, or ``db``) or a review database. ``map`` is a
+    ``--map`` mapping (text, a TOML file's path, or a dict). Invalid records are skipped
+    and kept in ``Dataset.errors``; with ``strict`` any makes it raise, writing nothing."""
+    from .formats import mapped
+
+    path = Path(path)
+    if not path.exists():
+        raise RagreviewError(f"{path}: no such file")
+    mapping = None
+    if isinstance(map, dict):
+        mapping = mapped.check(dict(map), "map")
+    elif map is not None:
+        mapping = mapped.parse_spec(map)
+    if _is_database(path):
+        database, db_path = open_database(path), path
+        names = [n for (n,) in database.conn.execute("SELECT name FROM datasets ORDER BY name")]
+        name = dataset or (names[0] if len(names) == 1 else None)
+        if name is None or name not in names:
+            raise RagreviewError(f"{path}: choose a dataset ({', '.join(names) or 'none'})")
+        return Dataset(database, name, db_path)
+    name = dataset or path.stem
+    db_path = Path(db) if db else path.with_name(f"{path.stem}.ragreview.db")
+    if strict:
+        from .services import importing
+
+        bad = importing.invalid_records(path, format, mapping)
+        if bad:
+            raise RagreviewError(f"{len(bad)} invalid records, nothing imported; first: {bad[0]}")
+    if not db_path.exists():
+        from .store.db import building
+
+        read = formats.read(path, format, mapping)  # an unreadable file leaves no DB
+        with building(db_path) as new:  # put in place whole, as the CLI does
+            errors = _store(new, path, name, read, mapping)
+        return Dataset(open_database(db_path), name, db_path, errors)
+    database = open_database(db_path)
+    known = {n for (n,) in database.conn.execute("SELECT name FROM datasets")}
+    errors = []
+    if name not in known:
+        errors = _store(database, path, name, formats.read(path, format, mapping), mapping)
+    return Dataset(database, name, db_path, errors)

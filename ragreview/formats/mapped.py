@@ -1,0 +1,325 @@
+"""A user's own JSON Lines or CSV rows, mapped field by field onto the canonical
+record (``--map question=query,response=answer,contexts=retrieved[].text``, or the same
+pairs in a TOML file; docs/formats.md).
+
+A mapping is ``target = path``. A path names a field of the row: ``a.b`` goes into
+objects, ``a[].b`` takes ``b`` of every element of the list ``a``, ``a[0]`` one
+element. Targets:
+
+- any canonical field (``id``, ``task``, ``question``, ``conversation``,
+  ``documents``, ``response``, ``references``, ``answer_parts``, ``answerability``,
+  ``facts``, ``statements``, …), taken as it is, except that a string ``response`` and
+  string ``documents`` are split into keyed sentences, and a string ``references``
+  becomes a one-element list;
+- ``contexts``: a list of texts, the documents (each split into keyed sentences);
+- ``scores.<name>``: one number of the record's ``scores``;
+- ``label.<name>``: a record-level label of the judge layer (``label.idk=eval.idk``).
+
+CSV cells are text: a cell mapped to a list or object is read as JSON, a score as a
+number. The dataset keeps the mapping; ``export --as source`` writes every row back as
+read, with the record-level labels a review changed written at their mapped paths, and
+refuses overrides the mapping has no field for.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InputError, RecordError
+from ..core.labels import effective
+from ..core.record import KNOWN_FIELDS, ImportItem
+from .base import ExportRecord
+from .common import (
+    Draft,
+    changed,
+    dumps_source,
+    finish,
+    keyed_document,
+    keyed_response,
+    kind,
+    loads_source,
+)
+from .jsonio import iter_lines
+
+NAME = "mapped"
+WHOLE_FILE = False
+_STEP = re.compile(r"^([^\[\]]+)((?:\[\d*\])*)$")
+SPECIAL = ("contexts",)
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    return False  # never detected: chosen by --map
+
+
+def parse_spec(spec: str) -> dict[str, str]:
+    """``--map`` text (``a=b,c=d``) or the path of a TOML file with those pairs (at the
+    top level or under ``[map]``) as {target: path}."""
+    candidate = Path(spec)
+    if spec.endswith(".toml"):
+        try:
+            data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+        except OSError as err:
+            raise InputError(spec, None, None, f"cannot read mapping: {err.strerror}") from None
+        except tomllib.TOMLDecodeError as err:
+            raise InputError(spec, None, None, f"invalid TOML ({err})") from None
+        table = data.get("map", data)
+        pairs = {str(k): v for k, v in table.items()}
+        bad = [k for k, v in pairs.items() if not isinstance(v, str)]
+        if bad:
+            raise InputError(spec, None, bad[0], "expected a field path (a string)")
+        return check(pairs, spec)
+    pairs = {}
+    for part in spec.split(","):
+        if not part.strip():
+            continue
+        target, sep, path = part.partition("=")
+        if not sep or not target.strip() or not path.strip():
+            raise InputError("--map", None, None, f"expected target=path, got {part.strip()!r}")
+        pairs[target.strip()] = path.strip()
+    return check(pairs, "--map")
+
+
+def check(pairs: dict[str, str], where: str) -> dict[str, str]:
+    for target, path in pairs.items():
+        head = target.split(".", 1)[0]
+        ok = (
+            target in KNOWN_FIELDS - {"labels", "source"}
+            or target in SPECIAL
+            or head in ("scores", "label")
+            and "." in target
+        )
+        if not ok:
+            raise InputError(
+                where,
+                None,
+                target,
+                "unknown target (a record field, contexts, scores.<name> or label.<name>)",
+            )
+        for step in path.split("."):
+            if not _STEP.match(step):
+                raise InputError(where, None, target, f"bad field path {path!r}")
+    if not pairs:
+        raise InputError(where, None, None, "empty mapping")
+    return pairs
+
+
+_MISSING = object()
+
+
+def get(obj: Any, path: str) -> Any:
+    """The value at ``path`` in ``obj`` (``_MISSING`` when a field is absent)."""
+    return _get(obj, path.split("."))
+
+
+def _get(obj: Any, steps: list[str]) -> Any:
+    if not steps:
+        return obj
+    match = _STEP.match(steps[0])
+    assert match is not None
+    name, brackets = match.group(1), match.group(2)
+    if not isinstance(obj, dict) or name not in obj:
+        return _MISSING
+    value = obj[name]
+    for index in re.findall(r"\[(\d*)\]", brackets):
+        if not isinstance(value, list):
+            return _MISSING
+        if index == "":  # every element
+            out = [_get(v, steps[1:]) for v in value]
+            return [v for v in out if v is not _MISSING]
+        i = int(index)
+        if i >= len(value):
+            return _MISSING
+        value = value[i]
+    return _get(value, steps[1:])
+
+
+def _set(obj: dict[str, Any], path: str, value: Any) -> bool:
+    """Set a plain dotted path (no brackets); False when it cannot be."""
+    steps = path.split(".")
+    if any("[" in s for s in steps):
+        return False
+    for step in steps[:-1]:
+        obj = obj.setdefault(step, {})
+        if not isinstance(obj, dict):
+            return False
+    obj[steps[-1]] = value
+    return True
+
+
+# -- reading --------------------------------------------------------------------------
+
+
+def _rows(path: Path, text: str | None) -> Iterator[tuple[int, str, Any]]:
+    """(line, source text, row) for a JSON Lines file, or a CSV file by its suffix."""
+    if path.suffix.lower() != ".csv":
+        yield from iter_lines(path, text)
+        return
+    try:
+        fh = path.open(encoding="utf-8-sig", newline="")
+    except OSError as err:
+        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+    with fh:
+        reader = csv.DictReader(fh)
+        try:
+            for row in reader:
+                yield reader.line_num, json.dumps(row, ensure_ascii=False), dict(row)
+        except (csv.Error, UnicodeDecodeError) as err:
+            yield reader.line_num, "", InputError(str(path), reader.line_num, None, str(err))
+
+
+TEXT_TARGETS = ("id", "question", "task", "response", "answerability")
+
+
+def _from_csv(value: Any, target: str) -> Any:
+    """A CSV cell as the value a JSON row would hold: lists, objects, numbers and
+    booleans from their JSON text; text targets and other cells as they are."""
+    if target in TEXT_TARGETS or not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        if value.strip()[:1] in ("[", "{"):
+            raise RecordError("", "expected JSON in this cell") from None
+        return value
+
+
+def _number(value: Any, target: str) -> float | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RecordError(target, f"expected a number, got {kind(value)}")
+    return float(value)
+
+
+def draft(
+    row: Any, line_no: int, number: int, line: str, mapping: Mapping[str, str], csv_row: bool
+) -> Draft:
+    if not isinstance(row, dict):
+        raise RecordError("", f"expected a JSON object, got {kind(row)}")
+    data: dict[str, Any] = {}
+    judge: dict[str, dict[str, Any]] = {}
+    scores: dict[str, float | None] = {}
+    source_id = None
+    for target, path in mapping.items():
+        value = get(row, path)
+        if value is _MISSING or value is None:
+            continue
+        try:
+            if csv_row:
+                value = _from_csv(value, target)
+            if target == "id":
+                source_id = value
+            elif target.startswith("scores."):
+                scores[target[len("scores.") :]] = _number(value, path)
+            elif target.startswith("label."):
+                judge[target[len("label.") :]] = {"*": value}
+            elif target in ("contexts", "documents") and _texts(value):
+                data["documents"] = [
+                    {"sentences": keyed_document(i, t)} for i, t in enumerate(value)
+                ]
+            elif target == "response" and isinstance(value, str):
+                data["response"] = keyed_response(value)
+            elif target == "references" and isinstance(value, str):
+                data["references"] = [value]
+            else:
+                data[target] = value
+        except RecordError as err:
+            raise RecordError(path, err.message) from None
+    if scores:
+        data["scores"] = {**(data.get("scores") or {}), **scores}
+    return Draft(line_no, number, data, judge, line, source_id)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def read(
+    path: Path, text: str | None = None, mapping: Mapping[str, str] | None = None
+) -> Iterator[ImportItem | InputError]:
+    if mapping is None:
+        raise InputError(str(path), None, None, "a mapped file needs --map")
+    return finish(path, _drafts(path, text, mapping), rename=_source_name(mapping))
+
+
+def _source_name(mapping: Mapping[str, str]) -> Any:
+    def rename(field: str) -> str:
+        head = field.split("[", 1)[0].split(".", 1)[0]
+        return mapping.get(head, field) if head in mapping else field
+
+    return rename
+
+
+def _drafts(
+    path: Path, text: str | None, mapping: Mapping[str, str]
+) -> Iterator[Draft | InputError]:
+    csv_rows = path.suffix.lower() == ".csv"
+    number = 0
+    for line_no, line, row in _rows(path, text):
+        number += 1
+        if isinstance(row, InputError):
+            yield row
+            continue
+        try:
+            yield draft(row, line_no, number, line, mapping, csv_rows)
+        except RecordError as err:
+            yield InputError(str(path), line_no, err.field, err.message)
+
+
+def mapping_document(mapping: Mapping[str, str], path: Path) -> str:
+    """Stored with the dataset: the mapping (and the file's kind) for writing back."""
+    return json.dumps({"map": dict(mapping), "csv": path.suffix.lower() == ".csv"})
+
+
+# -- writing back ------------------------------------------------------------------------
+
+
+def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
+    stored = json.loads(settings.get("source.document") or "{}")
+    mapping: dict[str, str] = stored.get("map") or {}
+    count = 0
+    writer = None
+    for item in items:
+        if item.source is None:
+            raise InputError(item.record.id, None, "source", "record has no source row")
+        row = loads_source(item.source)
+        if changed(item.judge, item.human):
+            patch(row, item, mapping)
+        count += 1
+        if stored.get("csv"):
+            if writer is None:
+                writer = csv.DictWriter(out, fieldnames=list(row), lineterminator="\n")
+                writer.writeheader()
+            writer.writerow(row)
+        elif not item.human or not changed(item.judge, item.human):
+            out.write(item.source.rstrip("\n") + "\n")
+        else:
+            out.write(dumps_source(row) + "\n")
+    return count
+
+
+def patch(row: dict[str, Any], item: ExportRecord, mapping: Mapping[str, str]) -> None:
+    eff = effective(item.judge, item.human)
+    for name, targets in eff.items():
+        for target, value in targets.items():
+            if item.judge.get(name, {}).get(target) == value:
+                continue
+            path = mapping.get(f"label.{name}")
+            if target != "*" or path is None or not _set(row, path, value):
+                raise InputError(
+                    item.record.id,
+                    None,
+                    f"{name} {target}",
+                    "the mapping has no field for this reviewed label: export --as ragreview",
+                )

@@ -1,0 +1,268 @@
+"""Rows stored as Apache Parquet, or as a Hugging Face ``datasets.save_to_disk``
+directory (Arrow stream files listed in ``state.json``), read like JSON Lines.
+
+Any row format (RAGBench's HF parquet files, and the rows of every other line format)
+is read through the same adapters: each row becomes the JSON object, and the JSON text,
+that a JSON Lines file would have given at that line (row numbers count from 1). The
+files are read in record batches, so memory does not grow with the file. ``pyarrow`` is
+imported only here, only when such a file is read or written (the ``parquet`` extra).
+
+Writing (``export --as parquet``) stores the rows the source format's writer produces,
+one column per field in first-seen order, each column's type inferred over all rows.
+A field whose values have no common Arrow type (a string in one row, a list in another)
+is stored as JSON text and named in the file's metadata, so reading gives it back.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..core.errors import InputError
+
+MAGIC = b"PAR1"
+BATCH_ROWS = 1_000
+JSON_COLUMNS_KEY = b"ragreview.json_columns"
+# Parquet has no "absent": a row without a field reads back null. When the rows do not
+# all have the same fields, this column lists each row's absent ones.
+ABSENT_COLUMN = "_ragreview_absent"
+ABSENT_KEY = b"ragreview.absent_column"
+
+
+def is_table(path: Path) -> bool:
+    """A parquet file (by its magic bytes) or a ``save_to_disk`` directory."""
+    if path.is_dir():
+        return (path / "state.json").is_file() or (path / "dataset_dict.json").is_file()
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) == MAGIC
+    except OSError:
+        return False
+
+
+def _pyarrow(path: Path | str) -> Any:
+    try:
+        import pyarrow
+    except ImportError:
+        raise InputError(
+            str(path), None, None, "parquet needs pyarrow: pip install 'ragreview[parquet]'"
+        ) from None
+    return pyarrow
+
+
+def _arrow_files(path: Path) -> list[Path]:
+    """The Arrow files of a ``save_to_disk`` directory, in order."""
+    if (path / "dataset_dict.json").is_file() and not (path / "state.json").is_file():
+        splits = json.loads((path / "dataset_dict.json").read_text()).get("splits") or []
+        raise InputError(
+            str(path),
+            None,
+            None,
+            f"a DatasetDict: open one split's directory ({', '.join(map(str, splits))})",
+        )
+    try:
+        state = json.loads((path / "state.json").read_text())
+        names = [f["filename"] for f in state["_data_files"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(
+            str(path / "state.json"), None, None, "not a datasets state file"
+        ) from None
+    return [path / name for name in names]
+
+
+def _batches(path: Path, columns: list[str] | None = None) -> Iterator[Any]:
+    """The file's record batches (only ``columns`` when given)."""
+    pa = _pyarrow(path)
+    try:
+        if path.is_dir():
+            for file in _arrow_files(path):
+                with pa.memory_map(str(file)) as source:
+                    try:
+                        reader = pa.ipc.open_stream(source)
+                    except pa.ArrowInvalid:
+                        reader = pa.ipc.open_file(source)
+                        yield from (reader.get_batch(i) for i in range(reader.num_record_batches))
+                        continue
+                    for batch in reader:
+                        yield (
+                            batch
+                            if columns is None
+                            else batch.select([c for c in columns if c in batch.schema.names])
+                        )
+            return
+        import pyarrow.parquet as pq
+
+        parquet = pq.ParquetFile(str(path))
+        names = parquet.schema_arrow.names
+        wanted = None if columns is None else [c for c in columns if c in names]
+        yield from parquet.iter_batches(batch_size=BATCH_ROWS, columns=wanted)
+    except (OSError, pa.ArrowException) as err:
+        raise InputError(str(path), None, None, f"cannot read as parquet/Arrow: {err}") from None
+
+
+def _json_columns(schema: Any) -> set[str]:
+    meta = schema.metadata or {}
+    raw = meta.get(JSON_COLUMNS_KEY)
+    return set(json.loads(raw)) if raw else set()
+
+
+def _absent_column(schema: Any) -> str | None:
+    meta = schema.metadata or {}
+    raw = meta.get(ABSENT_KEY)
+    return raw.decode() if raw else None
+
+
+def _default(value: Any) -> Any:
+    """JSON for the Arrow values JSON has no type for."""
+    if isinstance(value, (datetime.date, datetime.time, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    raise TypeError(type(value).__name__)
+
+
+def rows(path: Path) -> Iterator[tuple[int, str, Any]]:
+    """(row number, the row's JSON text, the row as JSON values) for each row: what
+    ``jsonio.iter_lines`` gives for a JSON Lines file."""
+    number = 0
+    for batch in _batches(path):
+        encoded = _json_columns(batch.schema)
+        absent = _absent_column(batch.schema)
+        for row in batch.to_pylist():
+            number += 1
+            if absent is not None:
+                for name in row.pop(absent, None) or ():
+                    row.pop(name, None)
+            for name in encoded:
+                if isinstance(row.get(name), str):
+                    row[name] = json.loads(row[name])
+            try:
+                line = orjson.dumps(row, default=_default).decode()
+            except TypeError as err:
+                yield number, "", InputError(str(path), number, None, f"cannot read row: {err}")
+                continue
+            yield number, line, orjson.loads(line)
+
+
+def first_row(path: Path) -> str | None:
+    for _number, line, _obj in rows(path):
+        return line
+    return None
+
+
+def text(path: Path) -> str:
+    """The rows as JSON Lines text (for readers that take a whole file's text)."""
+    out = "\n".join(line for _n, line, _obj in rows(path))
+    if not out:
+        raise InputError(str(path), None, None, "file is empty")
+    return out
+
+
+def count_ids(path: Path, field: str) -> Counter[str]:
+    """Every row's ``field`` (read alone), counted: ``common.leading_ids`` for tables."""
+    counts: Counter[str] = Counter()
+    for batch in _batches(path, [field]):
+        if field not in batch.schema.names:
+            return counts
+        for value in batch.column(field).to_pylist():
+            if value is not None:
+                counts[str(value)] += 1
+    return counts
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def _chunks(lines: Iterable[str]) -> Iterator[list[dict[str, Any]]]:
+    chunk: list[dict[str, Any]] = []
+    for line in lines:
+        if line.strip():
+            chunk.append(json.loads(line))
+        if len(chunk) == BATCH_ROWS:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _schema(pa: Any, lines_path: Path) -> tuple[Any, set[str]]:
+    """One pass over the rows: every field in first-seen order with the Arrow type its
+    values take, where that type gives every value back exactly (an object whose keys
+    vary from row to row, or ints in one batch and floats in another, would not: such
+    a field is stored as JSON text)."""
+    types: dict[str, Any] = {}
+    as_json: set[str] = set()
+    first_keys: list[str] | None = None
+    uneven = False  # some row lacks a field another has
+    with lines_path.open(encoding="utf-8") as fh:
+        for chunk in _chunks(fh):
+            for row in chunk:
+                first_keys = list(row) if first_keys is None else first_keys
+                uneven = uneven or set(row) != set(first_keys)
+            for name in dict.fromkeys(k for row in chunk for k in row):
+                if name in as_json:
+                    continue
+                values = [row.get(name) for row in chunk]
+                try:
+                    array = pa.array(values)
+                except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                    as_json.add(name)
+                    continue
+                known = types.get(name)
+                exact = orjson.dumps(array.to_pylist()) == orjson.dumps(values)
+                if not exact or (
+                    known is not None
+                    and known != array.type
+                    and not pa.types.is_null(known)
+                    and not pa.types.is_null(array.type)
+                ):
+                    as_json.add(name)
+                elif known is None or pa.types.is_null(known):
+                    types[name] = array.type
+    fields = [(n, pa.string() if n in as_json else t) for n, t in types.items()]
+    fields += [(n, pa.string()) for n in as_json if n not in types]
+    meta = {}
+    if as_json:
+        meta[JSON_COLUMNS_KEY] = json.dumps(sorted(as_json)).encode()
+    if uneven:
+        fields.append((ABSENT_COLUMN, pa.list_(pa.string())))
+        meta[ABSENT_KEY] = ABSENT_COLUMN.encode()
+    return pa.schema(fields, metadata=meta or None), as_json
+
+
+def write(lines_path: Path, out: Path) -> int:
+    """Write the JSON Lines rows of ``lines_path`` to the parquet file ``out``; the count."""
+    pa = _pyarrow(out)
+    import pyarrow.parquet as pq
+
+    schema, as_json = _schema(pa, lines_path)
+    count = 0
+    with pq.ParquetWriter(str(out), schema) as writer, lines_path.open(encoding="utf-8") as fh:
+        for chunk in _chunks(fh):
+            columns = []
+            for field in schema:
+                if field.name == ABSENT_COLUMN and _absent_column(schema) == ABSENT_COLUMN:
+                    names = [f.name for f in schema if f.name != ABSENT_COLUMN]
+                    absent = [[n for n in names if n not in row] or None for row in chunk]
+                    columns.append(pa.array(absent, type=field.type))
+                    continue
+                values: list[Any] = [row.get(field.name) for row in chunk]
+                if field.name in as_json:
+                    values = [
+                        None if v is None else json.dumps(v, ensure_ascii=False) for v in values
+                    ]
+                columns.append(pa.array(values, type=field.type))
+            writer.write_table(pa.Table.from_arrays(columns, schema=schema))
+            count += len(chunk)
+    return count

@@ -1,0 +1,83 @@
+"""Importing an input file into a review database: what ``ragreview import``/``open``
+and ``ragreview.open()`` share (the CLI adds its progress bars around these)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import formats
+from ..core.errors import InputError
+from ..core.record import ImportItem
+from ..formats.jsonio import reporting_bytes
+from ..store import importer
+from ..store import settings as store_settings
+from ..store.importer import Prepared
+from ..store.records import ImportSummary
+from . import import_pipeline
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+Progress = Callable[[int], None]
+
+
+def invalid_records(
+    path: Path,
+    fmt: str | None = None,
+    mapping: dict[str, str] | None = None,
+    on_bytes: Progress | None = None,
+) -> list[InputError]:
+    """Every per-record error of an input file, reading it once without keeping records
+    (the ``--strict`` pass, made before anything is written). Raises InputError for a
+    file that cannot be read at all (missing, unreadable, empty, unknown format)."""
+    _fmt, stream = formats.read(path, fmt, mapping)
+    with reporting_bytes(on_bytes or (lambda n: None)):
+        return [entry for entry in stream if isinstance(entry, InputError)]
+
+
+def store(
+    db: sqlite_utils.Database,
+    path: Path,
+    dataset: str,
+    fmt: str,
+    stream: Iterable[ImportItem | Prepared | InputError],
+    mapping: dict[str, str] | None = None,
+    *,
+    on_bytes: Progress | None = None,
+    on_records: Progress | None = None,
+    parallel: bool = True,
+) -> tuple[ImportSummary, list[InputError]]:
+    """Store the valid records of ``formats.read``'s stream in one transaction,
+    collecting the errors. Records stream through: a 100,000-record file is never held
+    in memory. ``parallel``: a large file is prepared by a worker process (spawned:
+    scripts that import at top level, without a ``__main__`` guard, must not)."""
+    errors: list[InputError] = []
+
+    def valid(
+        entries: Iterable[ImportItem | Prepared | InputError],
+    ) -> Iterator[ImportItem | Prepared]:
+        for entry in entries:
+            if isinstance(entry, InputError):
+                errors.append(entry)
+            else:
+                yield entry
+
+    document = formats.source_document(fmt, path, mapping=mapping)
+    with reporting_bytes(on_bytes or (lambda n: None)):
+        settings = None
+        if parallel and mapping is None and import_pipeline.worth_it(path):
+            settings = store_settings.get_all(db, dataset)
+            stream = import_pipeline.prepared(path, fmt, settings, on_bytes)
+        summary = importer.import_records(
+            db,
+            dataset,
+            fmt,
+            str(path),
+            valid(stream),
+            on_progress=on_records,
+            source_document=document,
+            prepared_with=settings,
+        )
+    return summary, errors
