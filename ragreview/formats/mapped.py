@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
-from ..core.labels import effective
+from ..core.labels import check_layer, effective
 from ..core.record import KNOWN_FIELDS, ImportItem
 from .base import ExportRecord
 from .common import (
@@ -310,16 +310,24 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
 
 
 def patch(row: dict[str, Any], item: ExportRecord, mapping: Mapping[str, str]) -> None:
+    """Write the record's overrides at their mapped paths. A label with no plain mapped
+    path (``label.<name>``) is left out here; the export's loss check (``read_back``)
+    names it before anything is written."""
     eff = effective(item.judge, item.human)
     for name, targets in eff.items():
         for target, value in targets.items():
             if item.judge.get(name, {}).get(target) == value:
                 continue
             path = mapping.get(f"label.{name}")
-            if target != "*" or path is None or not _set(row, path, value):
-                raise InputError(
-                    item.record.id,
-                    None,
-                    f"{name} {target}",
-                    "the mapping has no field for this reviewed label: export --as ragreview",
-                )
+            if target == "*" and path is not None:
+                _set(row, path, value)
+
+
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The labels a re-import of the record as ``write`` writes it gives (the mapped
+    ``label.*`` fields are the judge layer of the re-import)."""
+    stored = json.loads(settings.get("source.document") or "{}")
+    mapping: dict[str, str] = stored.get("map") or {}
+    row = loads_source(item.source or "{}")
+    patch(row, item, mapping)
+    return check_layer(item.record, draft(row, 0, 0, "", mapping, csv_row=False).judge, "labels")

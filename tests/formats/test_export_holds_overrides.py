@@ -20,6 +20,7 @@ import re
 import shutil
 import sqlite3
 import tempfile
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,24 @@ for _spec in CATALOGUE.values():
     FAMILY_LABELS.setdefault(_spec.family, []).append(_spec)
 
 REFUSAL = "cannot hold these reviewed labels"
+
+
+def map_args(source: Path) -> list[str | Path]:
+    """A user-shaped file comes with its field map beside it (``X.map.toml``): it is
+    imported, and re-imported after export, through that map."""
+    mapping = source.with_name(source.stem + ".map.toml")
+    return ["--map", mapping] if mapping.exists() else []
+
+
 NAMED = re.compile(r"(\w+) \(\d+ records?:")
 
 
-def may_refuse(record: Record) -> set[str]:
+def may_refuse(record: Record, source: Path) -> set[str]:
     """The labels the record's source format may be unable to hold (docs/formats.md)."""
+    if map_args(source):  # a user's file holds the labels its map names (label.<name>)
+        with map_args(source)[1].open("rb") as fh:  # type: ignore[union-attr]
+            held = {t[len("label.") :] for t in tomllib.load(fh)["map"] if t.startswith("label.")}
+        return set(CATALOGUE) - held
     family = task_family(record.task)
     if family == "rgb":
         return {"part_matched"}  # under a rejection (label [-1])
@@ -83,7 +97,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], tuple
             path = folder / source.name
             shutil.copy(source, path)
             db = folder / "template.db"
-            result = run("import", path, "--db", db, "--strict")
+            result = run("import", path, "--db", db, "--strict", *map_args(source))
             assert result.exit_code == 0, result.output
             database = open_database(db)
             found = [
@@ -119,13 +133,15 @@ def _values(spec: LabelSpec, record: Record) -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def overrides(draw: st.DrawFn, records: list) -> tuple[list[tuple[int, str, str, Any]], set]:
+def overrides(
+    draw: st.DrawFn, records: list, source: Path
+) -> tuple[list[tuple[int, str, str, Any]], set]:
     """((rowid, label, target, value) for every label of one to three records, in a
     drawn order; the labels their formats may refuse)."""
     out, refusable = [], set()
     picks = draw(st.lists(st.integers(0, len(records) - 1), min_size=1, max_size=3, unique=True))
     for rowid, record in (records[i] for i in picks):
-        refusable |= may_refuse(record)
+        refusable |= may_refuse(record, source)
         for spec in draw(st.permutations(_labels_for(record))):
             targets = record.targets(spec.target)
             for target in draw(st.lists(st.sampled_from(targets), min_size=1, max_size=2)):
@@ -165,7 +181,7 @@ def check(source: Path, imported: Callable, data: st.DataObject) -> None:
     template, records = imported(source)
     if not records:
         pytest.skip(f"{source.name}: no record with a label target")
-    changes, refusable = data.draw(overrides(records))
+    changes, refusable = data.draw(overrides(records, source))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         db = folder / "review.db"
@@ -187,7 +203,7 @@ def check(source: Path, imported: Callable, data: st.DataObject) -> None:
             result = run("export", db, "--out", out, "--allow-loss")
             assert result.exit_code == 0, result.output
         again = folder / "again.db"
-        result = run("import", out, "--db", again, "--strict")
+        result = run("import", out, "--db", again, "--strict", *map_args(source))
         assert result.exit_code == 0, result.output
         # with --allow-loss, every label the refusal did not name still comes back
         assert_held(_effective_by_id(db), _effective_by_id(again), skip=refused)
