@@ -340,6 +340,26 @@ def record_values(db: sqlite_utils.Database, rowid: int) -> dict[str, dict[str, 
     return out
 
 
+def records_values(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> dict[int, dict[str, dict[str, float | None]]]:
+    """``record_values`` of many records at once (rowid -> layers), in pages of 500."""
+    out: dict[int, dict[str, dict[str, float | None]]] = {
+        r: {layer: {} for layer in LAYERS} for r in rowids
+    }
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for rowid, layer, name, value in db.conn.execute(
+            f"SELECT record, layer, name, value FROM record_metrics WHERE record IN ({marks}) "
+            "AND layer IN ('judge', 'effective') ORDER BY record, name",
+            chunk,
+        ):
+            if metrics.is_public(name):
+                out[rowid][layer][name] = value
+    return out
+
+
 def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict[str, Any]]:
     """``{"id", "dataset", "judge", "effective"}`` per record, in file order."""
     ensure(db, dataset)
