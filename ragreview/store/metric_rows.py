@@ -112,7 +112,7 @@ def refresh(
     conn = db.conn
     bulk = len(ids) > BULK
     cache: dict[str, dict] = {}
-    deltas: dict[Key, list[float]] = {}
+    deltas: dict[Key, list[float]] = {}  # [n, total, total_sq, undefined]
     datasets: set[str] = set()
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
@@ -147,11 +147,11 @@ def refresh(
                     continue
                 upserts.append((rowid, *key, value))
                 if not bulk and key[0] in LAYERS:
-                    _move(deltas, (dataset, *key), before.get(key), value)
+                    _move(deltas, (dataset, *key), before.get(key, ABSENT), value)
             if not bulk:
                 for key in before.keys() - new.keys():
                     if key[0] in LAYERS:
-                        _move(deltas, (dataset, *key), before[key], None)
+                        _move(deltas, (dataset, *key), before[key], ABSENT)
         conn.executemany(
             "DELETE FROM record_metrics WHERE record = ? AND layer = ? AND name = ?", deletes
         )
@@ -166,22 +166,38 @@ def refresh(
         for dataset in datasets:
             rebuild_totals(db, dataset)
         return
-    conn.executemany(
-        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "
-        "n = n + excluded.n, total = total + excluded.total, "
-        "total_sq = total_sq + excluded.total_sq",
-        [(*key, int(d[0]), d[1], d[2]) for key, d in deltas.items() if any(d)],
+    add_totals(
+        conn, [(*key, int(d[0]), d[1], d[2], int(d[3])) for key, d in deltas.items() if any(d)]
     )
 
 
+ADD_TOTALS = (
+    "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "
+    "n = n + excluded.n, total = total + excluded.total, "
+    "total_sq = total_sq + excluded.total_sq, undefined = undefined + excluded.undefined"
+)
+
+
+def add_totals(conn: Any, rows: list[tuple]) -> None:
+    """Add ``(dataset, layer, name, n, total, total_sq, undefined)`` increments."""
+    conn.executemany(ADD_TOTALS, rows)
+
+
+ABSENT = object()  # no row at all, as opposed to a row holding NULL (undefined)
+
+
 def _move(deltas: dict[Key, list[float]], key: Key, old: Any, new: Any) -> None:
-    d = deltas.setdefault(key, [0, 0.0, 0.0])
-    if old is not None:
+    d = deltas.setdefault(key, [0, 0.0, 0.0, 0])
+    if old is None:
+        d[3] -= 1
+    elif old is not ABSENT:
         d[0] -= 1
         d[1] -= old
         d[2] -= old * old
-    if new is not None:
+    if new is None:
+        d[3] += 1
+    elif new is not ABSENT:
         d[0] += 1
         d[1] += new
         d[2] += new * new
@@ -192,9 +208,10 @@ def rebuild_totals(db: sqlite_utils.Database, dataset: str) -> None:
     conn = db.conn
     conn.execute("DELETE FROM metric_totals WHERE dataset = ?", (dataset,))
     conn.execute(
-        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
         "SELECT r.dataset, m.layer, m.name, count(m.value), total(m.value), "
-        "total(m.value * m.value) FROM record_metrics m JOIN records r ON r.rowid = m.record "
+        "total(m.value * m.value), count(*) - count(m.value) "
+        "FROM record_metrics m JOIN records r ON r.rowid = m.record "
         "WHERE r.dataset = ? AND m.layer IN ('judge', 'effective') "
         "GROUP BY m.layer, m.name",
         (dataset,),
@@ -236,11 +253,14 @@ def _field_sql(field: str) -> str:
 def _summary(
     group: dict | None, records: int, reviewed: int, totals: dict[str, dict], settings: dict
 ) -> dict[str, Any]:
+    """SPEC's ``metrics --json`` object, plus ``undefined``: per layer, how many records
+    each metric is undefined on (those records are left out of its mean)."""
     return {
         "group": group,
         "records": records,
         "reviewed_records": reviewed,
         **{layer: metrics.dataset_values(totals.get(layer, {}), settings) for layer in LAYERS},
+        "undefined": {layer: metrics.undefined_counts(totals.get(layer, {})) for layer in LAYERS},
     }
 
 
@@ -263,12 +283,13 @@ def dataset_summary(
             "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed'", (dataset,)
         ).fetchone()
         totals: dict[str, dict] = {}
-        for layer, name, n, total, total_sq in conn.execute(
-            "SELECT layer, name, n, total, total_sq FROM metric_totals WHERE dataset = ?",
+        for layer, name, n, total, total_sq, undefined in conn.execute(
+            "SELECT layer, name, n, total, total_sq, undefined FROM metric_totals "
+            "WHERE dataset = ?",
             (dataset,),
         ):
-            totals.setdefault(layer, {})[name] = (n, total, total_sq)
-        records = totals.get("judge", {}).get(COUNT, (0, 0.0, 0.0))[0]
+            totals.setdefault(layer, {})[name] = (n, total, total_sq, undefined)
+        records = totals.get("judge", {}).get(COUNT, (0, 0.0, 0.0, 0))[0]
         return _summary(None, records, reviewed, totals, values)
     where, params = ["r.dataset = ?"], [dataset]
     for field, value in group.items():
@@ -315,13 +336,14 @@ def _grouped(
     totals: dict[tuple, dict[str, dict]] = {}
     for row in db.conn.execute(
         f"SELECT {keys}, m.layer, m.name, count(m.value), total(m.value), "
-        f"total(m.value * m.value) FROM record_metrics m JOIN records r ON r.rowid = m.record "
+        f"total(m.value * m.value), count(*) - count(m.value) "
+        f"FROM record_metrics m JOIN records r ON r.rowid = m.record "
         f"WHERE {where} AND m.layer IN ('judge', 'effective') GROUP BY {keys}, m.layer, m.name",
         params,
     ):
         g = tuple(row[: len(fields)])
-        layer, name, n, total, total_sq = row[len(fields) :]
-        totals.setdefault(g, {}).setdefault(layer, {})[name] = (n, total, total_sq)
+        layer, name, n, total, total_sq, undefined = row[len(fields) :]
+        totals.setdefault(g, {}).setdefault(layer, {})[name] = (n, total, total_sq, undefined)
     for g in sorted(counts, key=lambda t: tuple((v is None, str(type(v)), v) for v in t)):
         records, reviewed = counts[g]
         yield _summary(dict(zip(fields, g)), records, reviewed, totals.get(g, {}), settings)

@@ -295,3 +295,13 @@ def m006_formats(db: Database) -> None:
     # Whole-file source formats (SAFE result JSON, ragas annotation exports, JSON
     # arrays) need the parts of the document that are not records to be written back.
     db.execute("ALTER TABLE datasets ADD COLUMN source_document TEXT")
+
+
+@MIGRATIONS()
+def m007_metrics_undefined(db: Database) -> None:
+    # A metric undefined on a record (NULL row) is counted per dataset, never averaged as
+    # 0: metric_totals gains that count. The metric rules changed with it (what has
+    # nothing to score is now NULL, not 0), so the sums are dropped: the next read
+    # recomputes every record's metrics from its labels (store.metric_rows.ensure).
+    db.execute("ALTER TABLE metric_totals ADD COLUMN undefined INTEGER NOT NULL DEFAULT 0")
+    db.execute("DELETE FROM metric_totals")

@@ -16,7 +16,7 @@ from typing import Any
 from ..labels import Layer
 from ..record import Record
 from . import longform, mtrag, ragas, rgb, trace
-from .aggregate import Totals, add_values, dataset_values, stored_pairs
+from .aggregate import Totals, add_values, dataset_values, stored_pairs, undefined_counts
 from .common import Values, has_any
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "record_metrics",
     "record_values",
     "stored_pairs",
+    "undefined_counts",
 ]
 
 KNOWN_TASKS = frozenset(
