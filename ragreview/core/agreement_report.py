@@ -30,6 +30,7 @@ from .record import Record
 MIN_LABEL_ITEMS = 30  # below this a κ or a rate moves a lot with one item
 MIN_METRIC_RECORDS = 20
 
+
 @dataclass(frozen=True)
 class Reviewed:
     """One reviewed record with its label layers (``blind`` None: no blind pass)."""
