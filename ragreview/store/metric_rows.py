@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import metrics
@@ -40,20 +39,16 @@ def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -
 
 
 def _with_source(record: Record, source: str | None) -> Record:
-    """MT-RAG's metrics read the original prediction, targets and passages (Length
-    counts the original characters, which sentencizing may not keep): give the record
-    its source object as SPEC §3's ``source`` when the importer kept it aside."""
+    """``core.metrics.with_source`` from the stored source text (parsed only for
+    MT-RAG records, the only ones whose metrics read it)."""
     if record.task != "mtrag" or not source or "source" in record.data:
         return record
     from .records import loads
 
     try:
-        obj = loads(source)
+        return metrics.with_source(record, loads(source))
     except ValueError:
         return record
-    if not isinstance(obj, dict):
-        return record
-    return replace(record, data={**record.data, "source": {"format": "mtrag", "record": obj}})
 
 
 Known = Mapping[int, tuple[Record, Layer]]  # rowid -> (record, judge layer) as stored
