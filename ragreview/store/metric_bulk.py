@@ -19,7 +19,7 @@ from ..core import metrics
 from ..core.labels import Layer
 from ..core.record import Record
 from . import bulk
-from .metric_rows import COUNT, _with_source, add_totals
+from .metric_rows import COUNT, _with_source, add_totals, has_totals, recompute
 
 # A new record's metric values: (judge values, stored values); the effective layer is
 # the judge layer while the record has no human labels.
@@ -75,5 +75,25 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
 def store(conn: sqlite3.Connection, rows: Rows) -> None:
     """Write ``rows_for_new``'s rows in the caller's transaction."""
     metric_rows, totals = rows
+    if not totals:
+        return
+    dataset = totals[0][0]
+    older = not has_totals(conn, dataset) and _has_other_records(
+        conn, dataset, {r[0] for r in metric_rows}
+    )
     bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_rows)
-    add_totals(conn, totals)
+    if older:
+        # the dataset's older records have no sums (an older build's DB): moving sums
+        # would leave them partial; recompute the dataset whole instead
+        import sqlite_utils
+
+        recompute(sqlite_utils.Database(conn), dataset)
+    else:
+        add_totals(conn, totals)
+
+
+def _has_other_records(conn: sqlite3.Connection, dataset: str, rowids: set[int]) -> bool:
+    for (rowid,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,)):
+        if rowid not in rowids:
+            return True
+    return False

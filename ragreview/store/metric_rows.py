@@ -93,19 +93,22 @@ def refresh(
     rowids: Iterable[int],
     known: Known | None = None,
     on_progress: Callable[[int], None] | None = None,
+    *,
+    rebuild: bool = False,
 ) -> None:
     """Recompute stored metrics for these records and adjust the dataset sums.
 
     Runs in the caller's transaction (it does not commit). ``known`` may give records
     and their judge layers already in memory by rowid (exactly as just stored), to save
     reading them back. ``on_progress(n)`` is told as each batch of n records is done.
+    ``rebuild``: rebuild the touched datasets' sums from the rows instead of moving them.
     """
 
     ids = list(dict.fromkeys(rowids))
     if not ids:
         return
     conn = db.conn
-    bulk = len(ids) > BULK
+    bulk = rebuild or len(ids) > BULK
     cache: dict[str, dict] = {}
     deltas: dict[Key, list[float]] = {}  # [n, total, total_sq, undefined]
     datasets: set[str] = set()
@@ -161,9 +164,35 @@ def refresh(
         for dataset in datasets:
             rebuild_totals(db, dataset)
         return
+    # A dataset without sums has rows from an older build (or none): moving sums that
+    # are not there would leave them partial, so recompute it whole instead.
+    unsummed = {d for d in datasets if not has_totals(conn, d)}
     add_totals(
-        conn, [(*key, int(d[0]), d[1], d[2], int(d[3])) for key, d in deltas.items() if any(d)]
+        conn,
+        [
+            (*key, int(d[0]), d[1], d[2], int(d[3]))
+            for key, d in deltas.items()
+            if any(d) and key[0] not in unsummed
+        ],
     )
+    for dataset in sorted(unsummed):
+        recompute(db, dataset)
+
+
+def has_totals(conn: Any, dataset: str) -> bool:
+    """The dataset's running sums exist (one indexed look-up)."""
+    sql = "SELECT 1 FROM metric_totals WHERE dataset = ? LIMIT 1"
+    return conn.execute(sql, (dataset,)).fetchone() is not None
+
+
+def recompute(db: sqlite_utils.Database, dataset: str) -> None:
+    """Recompute every record's metric rows of a dataset and rebuild its sums, in the
+    caller's transaction: for data written by an older build (no sums, or rows made
+    under other rules; migration m007 drops the sums for that reason)."""
+    rowids = [
+        r for (r,) in db.conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
+    ]
+    refresh(db, rowids, rebuild=True)
 
 
 ADD_TOTALS = (
@@ -217,18 +246,17 @@ def rebuild_totals(db: sqlite_utils.Database, dataset: str) -> None:
 
 
 def ensure(db: sqlite_utils.Database, dataset: str) -> None:
-    """Compute the metric rows of a dataset stored before metrics existed (a DB from an
-    earlier build): two indexed look-ups when there is nothing to do."""
+    """Compute the metric rows of a dataset whose sums are missing (stored before
+    metrics existed, or before m007 changed the rules): one indexed look-up when there
+    is nothing to do."""
     conn = db.conn
-    if conn.execute("SELECT 1 FROM metric_totals WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
+    if has_totals(conn, dataset):
         return
-    rowids = [r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))]
-    if rowids:
+    if conn.execute("SELECT 1 FROM records WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
         from .db import write
 
         with write(conn):
-            refresh(db, rowids)
-            rebuild_totals(db, dataset)
+            recompute(db, dataset)
 
 
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")

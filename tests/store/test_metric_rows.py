@@ -290,6 +290,46 @@ def test_import_bulk_path_stores_what_refresh_stores(tmp_path):
         assert got[5:] == pytest.approx(want[5:], abs=1e-12)
 
 
+def _as_before_m007(database):
+    """Leave the DB as the build before m007 did: undefined stored as 0.0, no
+    ``undefined`` column, m007 not applied."""
+    with database.conn:
+        database.conn.execute("UPDATE record_metrics SET value = 0.0 WHERE value IS NULL")
+        database.conn.execute("DELETE FROM metric_totals")
+        database.conn.execute("ALTER TABLE metric_totals DROP COLUMN undefined")
+        database.conn.execute(
+            "DELETE FROM _sqlite_migrations WHERE name = 'm007_metrics_undefined'"
+        )
+        database.conn.execute(
+            "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+            "SELECT 'ds', 'judge', 'record._count', count(*), count(*), count(*) FROM records"
+        )
+    path = database.conn.execute("PRAGMA database_list").fetchone()[2]
+    database.conn.close()
+    return open_database(path)
+
+
+@pytest.mark.parametrize("first", ["label", "import"])
+def test_writes_right_after_the_m007_upgrade_recompute_the_dataset(db, first):
+    """The upgrade drops the sums; a label change or an import before any read must
+    not move sums that are not there (they would stay partial): the dataset is
+    recomputed whole, and equals a recomputation from scratch."""
+    upgraded = _as_before_m007(db)
+    if first == "label":
+        rowid = store_records.find(upgraded, "t2", "ds").rowid
+        history.set_label(upgraded, rowid, "relevant", "0d", True, "ann")
+    else:
+        extra = [trace_item(i, 2) for i in range(40, 43)]
+        importer.import_records(upgraded, "ds", "ragreview", None, extra)
+    counted = upgraded.conn.execute(
+        "SELECT n FROM metric_totals WHERE dataset = 'ds' AND layer = 'judge' "
+        "AND name = 'record._count'"
+    ).fetchone()[0]
+    assert counted == upgraded.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    assert_summary_matches_scratch(upgraded)
+    upgraded.conn.close()
+
+
 def test_upgrade_to_m007_recomputes_metrics_that_used_to_be_0(tmp_path):
     """A DB written before undefined metrics were NULL (RGB records without a
     prediction stored 0.0) is recomputed on first read after the upgrade."""
