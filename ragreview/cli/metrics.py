@@ -149,8 +149,10 @@ def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict
 RGB_RATES = (
     "rgb.accuracy",
     "rgb.rejection_rate",
+    "rgb.reject_evalue.rejection_rate",
     "rgb.error_detection_rate",
     "rgb.error_correction_rate",
+    "rgb.fact_evalue.error_correction_rate",
 )
 
 

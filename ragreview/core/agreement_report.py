@@ -149,7 +149,7 @@ def build(
 
     if per_record is None:
         metrics: dict[str, Any] = {}
-        warnings.append("per-record metrics are not available in this build")
+        warnings.append("no per-record metrics were given: the metrics section is empty")
     else:
         metrics = metric_agreement(per_record, seed, resamples)
         few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]
