@@ -229,8 +229,9 @@ def annotation(verdict_score=1):
 
 
 def test_aspect_critic_verdict_is_the_score_judge_and_reviewed():
-    """AspectCritic scores a sample with its verdict (1 pass, 0 fail); the annotation
-    export keeps it as ``metric_output``. Judge and reviewed come from the verdict
+    """ragas ``AspectCritic._compute_score``: with strictness 1 the score is the one
+    response's ``verdict`` (1 pass, 0 fail; a majority vote over several otherwise);
+    the annotation export keeps it as ``metric_output``. Judge and reviewed come from the verdict
     label; the stored score maps to the same name for the comparison."""
     record = annotation()
     assert record_metrics(record, {"verdict": {"*": True}}, {}) == {"ragas.verdict": 1.0}

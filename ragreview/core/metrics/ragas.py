@@ -6,9 +6,10 @@ not supported / not attributed / not useful.
 
 A sample of ragas' human-annotation export (``MetricAnnotation``, a record carrying
 ``ragas_metric``) is one metric's pass/fail verdict, e.g. an aspect critic such as
-``helpfulness``: its score is ``ragas.verdict``, the ``verdict`` label as 1.0 / 0.0 (ragas'
-``AspectCritic`` scores a sample with its verdict), None when the sample has none. The
-other ragas metrics do not apply to such a sample.
+``helpfulness``: its score is ``ragas.verdict``, the ``verdict`` label as 1.0 / 0.0
+(``AspectCritic._compute_score`` returns the verdict itself, the majority verdict when
+several were drawn), None when the sample has none. The other ragas metrics do not
+apply to such a sample.
 """
 
 from __future__ import annotations
