@@ -25,14 +25,9 @@ def build_report(
     """The agreement report of one dataset, and the per-metric points for plots."""
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
-    reviewed = review_queries.reviewed(db, dataset, only)
+    # the stored metric rows, exactly what `metrics --per-record` shows
+    reviewed, per_record = review_queries.reviewed_with_metrics(db, dataset, only)
     settings = store_settings.get_all(db, dataset)
-    metrics_fn = agreement_report.record_metrics_fn()
-    per_record = (
-        None
-        if metrics_fn is None
-        else agreement_report.per_record_metrics(reviewed, settings, metrics_fn)
-    )
     report = agreement_report.build(reviewed, per_record, seed=seed, resamples=resamples)
     report["dataset"] = dataset
     report["variant"] = settings
@@ -57,7 +52,7 @@ def build_report(
     annotators = reviewer_layers.annotator_report(db, dataset)
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators
-    points = {} if per_record is None else agreement_report.metric_pairs(per_record)
+    points = agreement_report.metric_pairs(per_record)
     return report, points
 
 

@@ -114,10 +114,19 @@ def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict
         table.add_column("judge", justify="right")
         table.add_column("reviewed", justify="right")
         table.add_column("Δ", justify="right")
+        # records where a metric is undefined are left out of its mean: say how many
+        undefined = summary.get("undefined") or {}
+        if any(undefined.values()):
+            table.add_column("undefined", justify="right")
         judge, reviewed = summary["judge"], summary["effective"]
         for name in sorted(judge.keys() | reviewed.keys()):
             j, r = judge.get(name), reviewed.get(name)
-            table.add_row(Text(name), _fmt(j), _fmt(r), _delta(j, r))
+            cells = [_fmt(j), _fmt(r), _delta(j, r)]
+            if any(undefined.values()):
+                uj = undefined.get("judge", {}).get(name, 0)
+                ur = undefined.get("effective", {}).get(name, 0)
+                cells.append("" if not (uj or ur) else str(uj) if uj == ur else f"{uj} → {ur}")
+            table.add_row(Text(name), *cells)
         console.print(table)
     if stored:
         table = Table(
@@ -140,8 +149,10 @@ def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict
 RGB_RATES = (
     "rgb.accuracy",
     "rgb.rejection_rate",
+    "rgb.reject_evalue.rejection_rate",
     "rgb.error_detection_rate",
     "rgb.error_correction_rate",
+    "rgb.fact_evalue.error_correction_rate",
 )
 
 

@@ -9,7 +9,7 @@ a reviewed record's un-overridden labels count as the reviewer accepting the jud
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +30,6 @@ from .record import Record
 MIN_LABEL_ITEMS = 30  # below this a κ or a rate moves a lot with one item
 MIN_METRIC_RECORDS = 20
 
-MetricsFn = Callable[[Record, Layer, Mapping[str, Any]], Mapping[str, Any]]
-
 
 @dataclass(frozen=True)
 class Reviewed:
@@ -45,15 +43,6 @@ class Reviewed:
     @property
     def effective(self) -> dict[str, dict[str, Any]]:
         return effective(self.judge, self.human)
-
-
-def record_metrics_fn() -> MetricsFn | None:
-    """``core.metrics.record_metrics`` when this build has it (the one guarded import)."""
-    try:
-        from .metrics import record_metrics  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    return record_metrics  # type: ignore[no-any-return,unused-ignore]
 
 
 def label_agreement(
@@ -118,16 +107,6 @@ def metric_agreement(
     return {name: _metric_stats(values, seed, resamples) for name, values in pairs.items()}
 
 
-def per_record_metrics(
-    reviewed: Sequence[Reviewed], settings: Mapping[str, Any], metrics_fn: MetricsFn
-) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
-    """Each reviewed record's metrics under the judge layer and the effective layer."""
-    return [
-        (metrics_fn(r.record, r.judge, settings), metrics_fn(r.record, r.effective, settings))
-        for r in reviewed
-    ]
-
-
 def metric_pairs(
     per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
 ) -> dict[str, list[tuple[float, float]]]:
@@ -150,8 +129,10 @@ def build(
 ) -> dict[str, Any]:
     """The full report (SPEC §9 ``labels`` and ``metrics`` plus extra sections).
 
-    ``per_record`` is ``per_record_metrics(reviewed, …)``; None when this build has no
-    per-record metrics (the ``metrics`` section is then empty, with a warning).
+    ``per_record`` holds each reviewed record's ``(judge, reviewed)`` metric values, in
+    the order of ``reviewed``: the stored per-record rows (``store.review_queries``), so
+    that there is one way to compute a record's metrics. None leaves the ``metrics``
+    section empty, with a warning.
     """
     warnings: list[str] = []
     labels, multiclass, unpaired = label_agreement(
@@ -168,7 +149,7 @@ def build(
 
     if per_record is None:
         metrics: dict[str, Any] = {}
-        warnings.append("per-record metrics are not available in this build")
+        warnings.append("no per-record metrics were given: the metrics section is empty")
     else:
         metrics = metric_agreement(per_record, seed, resamples)
         few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]

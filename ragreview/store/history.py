@@ -43,8 +43,13 @@ class Event:
     pass_: str | None
 
     def as_json(self) -> dict[str, Any]:
+        """``log --json``'s line: ``kind`` (set, revert, undo, redo, status, note) and
+        ``pass`` ("blind" for a change made while the judge's labels were hidden, else
+        null) tell the events apart."""
         return {
             "record": self.record,
+            "kind": self.kind,
+            "pass": self.pass_,
             "name": self.name,
             "target": self.target,
             "old": self.old,

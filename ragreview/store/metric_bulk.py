@@ -19,7 +19,7 @@ from ..core import metrics
 from ..core.labels import Layer
 from ..core.record import Record
 from . import bulk
-from .metric_rows import COUNT, _with_source
+from .metric_rows import COUNT, _with_source, add_totals, has_totals, recompute
 
 # A new record's metric values: (judge values, stored values); the effective layer is
 # the judge layer while the record has no human labels.
@@ -42,9 +42,10 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
     """The metric rows of records created by this import (no metric rows yet, no human
     layer), and the increments of the dataset's running sums; ``store`` writes them."""
     rows: list[tuple] = []
-    # name -> [n, total, total_sq] over the batch's non-NULL judge values; the
-    # effective layer's sums are the same (no human layer), so they are written twice
-    sums: dict[str, list] = {COUNT: [0, 0.0, 0.0]}
+    # name -> [n, total, total_sq, undefined] over the batch's judge values (NULL ones
+    # counted as undefined); the effective layer's sums are the same (no human layer),
+    # so they are written twice
+    sums: dict[str, list] = {COUNT: [0, 0.0, 0.0, 0]}
     count = sums[COUNT]
     for rowid, (judge, stored) in new:
         rows += [(rowid, "judge", n, v) for n, v in judge.items()]
@@ -55,10 +56,12 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
         count[1] += 1.0
         count[2] += 1.0
         for name, value in judge.items():
-            if value is not None:
-                s = sums.get(name)
-                if s is None:
-                    s = sums[name] = [0, 0.0, 0.0]
+            s = sums.get(name)
+            if s is None:
+                s = sums[name] = [0, 0.0, 0.0, 0]
+            if value is None:
+                s[3] += 1
+            else:
                 s[0] += 1
                 s[1] += value
                 s[2] += value * value
@@ -72,11 +75,25 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
 def store(conn: sqlite3.Connection, rows: Rows) -> None:
     """Write ``rows_for_new``'s rows in the caller's transaction."""
     metric_rows, totals = rows
-    bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_rows)
-    conn.executemany(
-        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "
-        "n = n + excluded.n, total = total + excluded.total, "
-        "total_sq = total_sq + excluded.total_sq",
-        totals,
+    if not totals:
+        return
+    dataset = totals[0][0]
+    older = not has_totals(conn, dataset) and _has_other_records(
+        conn, dataset, {r[0] for r in metric_rows}
     )
+    bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_rows)
+    if older:
+        # the dataset's older records have no sums (an older build's DB): moving sums
+        # would leave them partial; recompute the dataset whole instead
+        import sqlite_utils
+
+        recompute(sqlite_utils.Database(conn), dataset)
+    else:
+        add_totals(conn, totals)
+
+
+def _has_other_records(conn: sqlite3.Connection, dataset: str, rowids: set[int]) -> bool:
+    for (rowid,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,)):
+        if rowid not in rowids:
+            return True
+    return False

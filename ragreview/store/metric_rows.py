@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import metrics
@@ -40,20 +39,16 @@ def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -
 
 
 def _with_source(record: Record, source: str | None) -> Record:
-    """MT-RAG's metrics read the original prediction, targets and passages (Length
-    counts the original characters, which sentencizing may not keep): give the record
-    its source object as SPEC §3's ``source`` when the importer kept it aside."""
+    """``core.metrics.with_source`` from the stored source text (parsed only for
+    MT-RAG records, the only ones whose metrics read it)."""
     if record.task != "mtrag" or not source or "source" in record.data:
         return record
     from .records import loads
 
     try:
-        obj = loads(source)
+        return metrics.with_source(record, loads(source))
     except ValueError:
         return record
-    if not isinstance(obj, dict):
-        return record
-    return replace(record, data={**record.data, "source": {"format": "mtrag", "record": obj}})
 
 
 Known = Mapping[int, tuple[Record, Layer]]  # rowid -> (record, judge layer) as stored
@@ -98,21 +93,24 @@ def refresh(
     rowids: Iterable[int],
     known: Known | None = None,
     on_progress: Callable[[int], None] | None = None,
+    *,
+    rebuild: bool = False,
 ) -> None:
     """Recompute stored metrics for these records and adjust the dataset sums.
 
     Runs in the caller's transaction (it does not commit). ``known`` may give records
     and their judge layers already in memory by rowid (exactly as just stored), to save
     reading them back. ``on_progress(n)`` is told as each batch of n records is done.
+    ``rebuild``: rebuild the touched datasets' sums from the rows instead of moving them.
     """
 
     ids = list(dict.fromkeys(rowids))
     if not ids:
         return
     conn = db.conn
-    bulk = len(ids) > BULK
+    bulk = rebuild or len(ids) > BULK
     cache: dict[str, dict] = {}
-    deltas: dict[Key, list[float]] = {}
+    deltas: dict[Key, list[float]] = {}  # [n, total, total_sq, undefined]
     datasets: set[str] = set()
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
@@ -147,11 +145,11 @@ def refresh(
                     continue
                 upserts.append((rowid, *key, value))
                 if not bulk and key[0] in LAYERS:
-                    _move(deltas, (dataset, *key), before.get(key), value)
+                    _move(deltas, (dataset, *key), before.get(key, ABSENT), value)
             if not bulk:
                 for key in before.keys() - new.keys():
                     if key[0] in LAYERS:
-                        _move(deltas, (dataset, *key), before[key], None)
+                        _move(deltas, (dataset, *key), before[key], ABSENT)
         conn.executemany(
             "DELETE FROM record_metrics WHERE record = ? AND layer = ? AND name = ?", deletes
         )
@@ -166,22 +164,64 @@ def refresh(
         for dataset in datasets:
             rebuild_totals(db, dataset)
         return
-    conn.executemany(
-        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "
-        "n = n + excluded.n, total = total + excluded.total, "
-        "total_sq = total_sq + excluded.total_sq",
-        [(*key, int(d[0]), d[1], d[2]) for key, d in deltas.items() if any(d)],
+    # A dataset without sums has rows from an older build (or none): moving sums that
+    # are not there would leave them partial, so recompute it whole instead.
+    unsummed = {d for d in datasets if not has_totals(conn, d)}
+    add_totals(
+        conn,
+        [
+            (*key, int(d[0]), d[1], d[2], int(d[3]))
+            for key, d in deltas.items()
+            if any(d) and key[0] not in unsummed
+        ],
     )
+    for dataset in sorted(unsummed):
+        recompute(db, dataset)
+
+
+def has_totals(conn: Any, dataset: str) -> bool:
+    """The dataset's running sums exist (one indexed look-up)."""
+    sql = "SELECT 1 FROM metric_totals WHERE dataset = ? LIMIT 1"
+    return conn.execute(sql, (dataset,)).fetchone() is not None
+
+
+def recompute(db: sqlite_utils.Database, dataset: str) -> None:
+    """Recompute every record's metric rows of a dataset and rebuild its sums, in the
+    caller's transaction: for data written by an older build (no sums, or rows made
+    under other rules; migration m009 drops the sums for that reason)."""
+    rowids = [
+        r for (r,) in db.conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
+    ]
+    refresh(db, rowids, rebuild=True)
+
+
+ADD_TOTALS = (
+    "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "
+    "n = n + excluded.n, total = total + excluded.total, "
+    "total_sq = total_sq + excluded.total_sq, undefined = undefined + excluded.undefined"
+)
+
+
+def add_totals(conn: Any, rows: list[tuple]) -> None:
+    """Add ``(dataset, layer, name, n, total, total_sq, undefined)`` increments."""
+    conn.executemany(ADD_TOTALS, rows)
+
+
+ABSENT = object()  # no row at all, as opposed to a row holding NULL (undefined)
 
 
 def _move(deltas: dict[Key, list[float]], key: Key, old: Any, new: Any) -> None:
-    d = deltas.setdefault(key, [0, 0.0, 0.0])
-    if old is not None:
+    d = deltas.setdefault(key, [0, 0.0, 0.0, 0])
+    if old is None:
+        d[3] -= 1
+    elif old is not ABSENT:
         d[0] -= 1
         d[1] -= old
         d[2] -= old * old
-    if new is not None:
+    if new is None:
+        d[3] += 1
+    elif new is not ABSENT:
         d[0] += 1
         d[1] += new
         d[2] += new * new
@@ -192,9 +232,10 @@ def rebuild_totals(db: sqlite_utils.Database, dataset: str) -> None:
     conn = db.conn
     conn.execute("DELETE FROM metric_totals WHERE dataset = ?", (dataset,))
     conn.execute(
-        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
         "SELECT r.dataset, m.layer, m.name, count(m.value), total(m.value), "
-        "total(m.value * m.value) FROM record_metrics m JOIN records r ON r.rowid = m.record "
+        "total(m.value * m.value), count(*) - count(m.value) "
+        "FROM record_metrics m JOIN records r ON r.rowid = m.record "
         "WHERE r.dataset = ? AND m.layer IN ('judge', 'effective') "
         "GROUP BY m.layer, m.name",
         (dataset,),
@@ -205,18 +246,17 @@ def rebuild_totals(db: sqlite_utils.Database, dataset: str) -> None:
 
 
 def ensure(db: sqlite_utils.Database, dataset: str) -> None:
-    """Compute the metric rows of a dataset stored before metrics existed (a DB from an
-    earlier build): two indexed look-ups when there is nothing to do."""
+    """Compute the metric rows of a dataset whose sums are missing (stored before
+    metrics existed, or before m009 changed the rules): one indexed look-up when there
+    is nothing to do."""
     conn = db.conn
-    if conn.execute("SELECT 1 FROM metric_totals WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
+    if has_totals(conn, dataset):
         return
-    rowids = [r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))]
-    if rowids:
+    if conn.execute("SELECT 1 FROM records WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
         from .db import write
 
         with write(conn):
-            refresh(db, rowids)
-            rebuild_totals(db, dataset)
+            recompute(db, dataset)
 
 
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -236,11 +276,14 @@ def _field_sql(field: str) -> str:
 def _summary(
     group: dict | None, records: int, reviewed: int, totals: dict[str, dict], settings: dict
 ) -> dict[str, Any]:
+    """SPEC's ``metrics --json`` object, plus ``undefined``: per layer, how many records
+    each metric is undefined on (those records are left out of its mean)."""
     return {
         "group": group,
         "records": records,
         "reviewed_records": reviewed,
         **{layer: metrics.dataset_values(totals.get(layer, {}), settings) for layer in LAYERS},
+        "undefined": {layer: metrics.undefined_counts(totals.get(layer, {})) for layer in LAYERS},
     }
 
 
@@ -263,12 +306,13 @@ def dataset_summary(
             "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed'", (dataset,)
         ).fetchone()
         totals: dict[str, dict] = {}
-        for layer, name, n, total, total_sq in conn.execute(
-            "SELECT layer, name, n, total, total_sq FROM metric_totals WHERE dataset = ?",
+        for layer, name, n, total, total_sq, undefined in conn.execute(
+            "SELECT layer, name, n, total, total_sq, undefined FROM metric_totals "
+            "WHERE dataset = ?",
             (dataset,),
         ):
-            totals.setdefault(layer, {})[name] = (n, total, total_sq)
-        records = totals.get("judge", {}).get(COUNT, (0, 0.0, 0.0))[0]
+            totals.setdefault(layer, {})[name] = (n, total, total_sq, undefined)
+        records = totals.get("judge", {}).get(COUNT, (0, 0.0, 0.0, 0))[0]
         return _summary(None, records, reviewed, totals, values)
     where, params = ["r.dataset = ?"], [dataset]
     for field, value in group.items():
@@ -315,13 +359,14 @@ def _grouped(
     totals: dict[tuple, dict[str, dict]] = {}
     for row in db.conn.execute(
         f"SELECT {keys}, m.layer, m.name, count(m.value), total(m.value), "
-        f"total(m.value * m.value) FROM record_metrics m JOIN records r ON r.rowid = m.record "
+        f"total(m.value * m.value), count(*) - count(m.value) "
+        f"FROM record_metrics m JOIN records r ON r.rowid = m.record "
         f"WHERE {where} AND m.layer IN ('judge', 'effective') GROUP BY {keys}, m.layer, m.name",
         params,
     ):
         g = tuple(row[: len(fields)])
-        layer, name, n, total, total_sq = row[len(fields) :]
-        totals.setdefault(g, {}).setdefault(layer, {})[name] = (n, total, total_sq)
+        layer, name, n, total, total_sq, undefined = row[len(fields) :]
+        totals.setdefault(g, {}).setdefault(layer, {})[name] = (n, total, total_sq, undefined)
     for g in sorted(counts, key=lambda t: tuple((v is None, str(type(v)), v) for v in t)):
         records, reviewed = counts[g]
         yield _summary(dict(zip(fields, g)), records, reviewed, totals.get(g, {}), settings)
@@ -337,6 +382,26 @@ def record_values(db: sqlite_utils.Database, rowid: int) -> dict[str, dict[str, 
     ):
         if metrics.is_public(name):
             out[layer][name] = value
+    return out
+
+
+def records_values(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> dict[int, dict[str, dict[str, float | None]]]:
+    """``record_values`` of many records at once (rowid -> layers), in pages of 500."""
+    out: dict[int, dict[str, dict[str, float | None]]] = {
+        r: {layer: {} for layer in LAYERS} for r in rowids
+    }
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for rowid, layer, name, value in db.conn.execute(
+            f"SELECT record, layer, name, value FROM record_metrics WHERE record IN ({marks}) "
+            "AND layer IN ('judge', 'effective') ORDER BY record, name",
+            chunk,
+        ):
+            if metrics.is_public(name):
+                out[rowid][layer][name] = value
     return out
 
 

@@ -320,3 +320,13 @@ def m008_formats_reviewer_reasons(db: Database) -> None:
     # Reviewers' layers read from an input file (InspectorRAGet annotators) come with
     # the reason each annotator gave for a label (docs/formats.md).
     db.execute("ALTER TABLE reviewer_labels ADD COLUMN reason TEXT")
+
+
+@MIGRATIONS()
+def m009_metrics_undefined(db: Database) -> None:
+    # A metric undefined on a record (NULL row) is counted per dataset, never averaged as
+    # 0: metric_totals gains that count. The metric rules changed with it (what has
+    # nothing to score is now NULL, not 0), so the sums are dropped: the next read
+    # recomputes every record's metrics from its labels (store.metric_rows.ensure).
+    db.execute("ALTER TABLE metric_totals ADD COLUMN undefined INTEGER NOT NULL DEFAULT 0")
+    db.execute("DELETE FROM metric_totals")

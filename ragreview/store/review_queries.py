@@ -44,13 +44,22 @@ def blind_layers(db: sqlite_utils.Database, rowids: list[int]) -> dict[int, dict
     return out
 
 
-def reviewed(
+def reviewed_with_metrics(
     db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
-) -> list[Reviewed]:
-    """The dataset's records marked reviewed (restricted to rowids ``only`` if given)."""
+) -> tuple[list[Reviewed], list[tuple[dict[str, float | None], dict[str, float | None]]]]:
+    """``reviewed`` and, for each of those records in the same order, its stored
+    ``(judge, effective)`` metric values: the rows ``metrics`` reads, so that the
+    agreement report and ``metrics --per-record`` can never disagree on a record."""
+    from . import metric_rows
+
+    metric_rows.ensure(db, dataset)
     stored = [s for s in iterate(db, dataset, status="reviewed") if only is None or s.rowid in only]
-    blind = blind_layers(db, [s.rowid for s in stored])
-    return [Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None) for s in stored]
+    rowids = [s.rowid for s in stored]
+    blind = blind_layers(db, rowids)
+    values = metric_rows.records_values(db, rowids)
+    reviewed = [Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None) for s in stored]
+    per_record = [(values[r]["judge"], values[r]["effective"]) for r in rowids]
+    return reviewed, per_record
 
 
 def gold_metadata(stored: StoredRecord, settings: Mapping[str, Any]) -> dict[str, Any]:

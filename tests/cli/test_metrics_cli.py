@@ -47,8 +47,9 @@ def demo(tmp_path):
 
 def test_metrics_json_shape(demo, tmp_path):
     (obj,) = lines(ok("metrics", str(demo), "--json", cwd=tmp_path))
-    assert set(obj) == {"group", "records", "reviewed_records", "judge", "effective"}
+    assert set(obj) == {"group", "records", "reviewed_records", "judge", "effective", "undefined"}
     assert obj["group"] is None and obj["records"] == 5 and obj["reviewed_records"] == 0
+    assert set(obj["undefined"]) == {"judge", "effective"}
     # covid-1: 4/5, covid-2: 2/2, markup-1: 1/2
     assert obj["judge"]["trace.relevance"] == pytest.approx((0.8 + 1.0 + 0.5) / 3)
     assert obj["judge"] == obj["effective"]
@@ -211,10 +212,11 @@ def test_rgb_rates_per_noise_rate_in_the_table(tmp_path):
     cells = {
         c[0]: c
         for c in ([x.strip() for x in line.split("│")[1:-1]] for line in table.splitlines())
-        if len(c) == 4
+        if len(c) == 5
     }
-    assert cells["0.2"] == ["0.2", "2", "0.5000", "–"]
-    assert cells["1.0"] == ["1.0", "2", "–", "0.5000 → 1.0000"]
+    # accuracy, rejection rate (evalue.py), rejection rate (reject_evalue.py)
+    assert cells["0.2"] == ["0.2", "2", "0.5000", "–", "–"]
+    assert cells["1.0"] == ["1.0", "2", "–", "0.5000 → 1.0000", "0.5000 → 1.0000"]
     groups = lines(ok("metrics", str(path), "--by", "noise_rate", "--json", cwd=tmp_path))
     assert [g["judge"].get("rgb.rejection_rate") for g in groups] == [None, 0.5]
     assert groups[1]["effective"]["rgb.rejection_rate"] == 1.0

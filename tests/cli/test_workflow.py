@@ -38,9 +38,13 @@ def test_import_label_log_undo_export_round_trip(ragreview, demo_copy, tmp_path)
     result = ragreview("log", demo_copy, "--json")
     assert result.exit_code == 0, result.stderr
     (event,) = [json.loads(line) for line in result.stdout.splitlines()]
-    assert set(event) == {"record", "name", "target", "old", "new", "reviewer", "at", "reason"}
+    assert set(event) == {
+        "record", "kind", "pass", "name", "target", "old", "new", "reviewer", "at", "reason"
+    }  # fmt: skip
     assert {k: v for k, v in event.items() if k != "at"} == {
         "record": "covid-1",
+        "kind": "set",
+        "pass": None,
         "name": "relevant",
         "target": "0c",
         "old": None,

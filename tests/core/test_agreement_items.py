@@ -132,7 +132,7 @@ def test_report_on_a_small_constructed_review():
     assert ind["multiclass"]["fact"]["accuracy"] == pytest.approx(1 / 3)
     assert "relevant" not in ind["labels"]
     assert any("under 30): relevant 6," in w for w in report["warnings"])
-    assert "per-record metrics are not available in this build" in report["warnings"]
+    assert "no per-record metrics were given: the metrics section is empty" in report["warnings"]
 
 
 def test_blind_pass_compares_only_the_labels_it_gave():

@@ -208,7 +208,10 @@ def test_rb_llm_and_rl_f_sources():
         ("PARTIAL", 0, None, 0.3, 0.3),
         ("UNDERSPECIFIED", 1, 1, 0.3, 1.0),
         ("UNDERSPECIFIED", 1, 0.5, 0.3, 0.0),
-        ("UNDERSPECIFIED", 0, None, 0.3, 0.0),
+        # no underspecified verdict: the older get_idk_score, which keeps the raw metric
+        ("UNDERSPECIFIED", 0, None, 0.3, 0.3),
+        ("UNDERSPECIFIED", 1, None, 0.3, 0.0),
+        ("UNDERSPECIFIED", 0, 0, 0.3, 0.0),
         (None, 1, None, 0.3, 0.0),
         (None, 0, None, 0.3, 0.3),
     ],

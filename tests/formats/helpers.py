@@ -17,6 +17,13 @@ HANDWRITTEN = FIXTURES / "handwritten"
 SHARED_RGB = REPO.parent / "shared" / "fixtures" / "rgb"
 
 
+def map_args(source: Path) -> list[Any]:
+    """A user-shaped file comes with its field map beside it (``X.map.toml``): it is
+    imported (and re-imported after export) through that map."""
+    mapping = source.with_name(source.stem + ".map.toml")
+    return ["--map", mapping] if mapping.exists() else []
+
+
 def run(*args: Any) -> Result:
     result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
     return result

@@ -35,7 +35,7 @@ from ragreview.core.record import Record
 from ragreview.store import history, open_database
 from ragreview.store import records as store_records
 
-from .helpers import FIXTURES, SHARED_RGB, run
+from .helpers import FIXTURES, SHARED_RGB, map_args, run
 
 FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
 SHARED = sorted(SHARED_RGB.glob("*.json")) if SHARED_RGB.is_dir() else []
@@ -44,13 +44,6 @@ for _spec in CATALOGUE.values():
     FAMILY_LABELS.setdefault(_spec.family, []).append(_spec)
 
 REFUSAL = "cannot hold these reviewed labels"
-
-
-def map_args(source: Path) -> list[str | Path]:
-    """A user-shaped file comes with its field map beside it (``X.map.toml``): it is
-    imported, and re-imported after export, through that map."""
-    mapping = source.with_name(source.stem + ".map.toml")
-    return ["--map", mapping] if mapping.exists() else []
 
 
 NAMED = re.compile(r"(\w+) \(\d+ records?:")

@@ -67,6 +67,8 @@ def test_set_label_writes_event_and_human_layer(db) -> None:
     )
     assert set(e.as_json()) == {
         "record",
+        "kind",
+        "pass",
         "name",
         "target",
         "old",

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite_utils
-
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, leases, memory_database, open_database
+from ragreview.store import history, importer, leases, memory_database
 from ragreview.store import records as store_records
-from ragreview.store.migrations import MIGRATIONS
 
 
 def _items(n: int) -> list[ImportItem]:
@@ -58,17 +55,3 @@ def test_first_unreviewed_skips_reviewed_and_leased_records() -> None:
     assert leases.take_first_unreviewed(db, "d", "cy", "s-cy", now=0.0) == r4
     assert leases.take_first_unreviewed(db, "d", "dee", "s-dee", now=0.0) is None
     assert db.conn.execute("SELECT count(*) FROM events WHERE kind != 'status'").fetchone() == (0,)
-
-
-def test_m007_upgrades_a_database_built_at_m006(tmp_path) -> None:
-    path = tmp_path / "old.db"
-    old = sqlite_utils.Database(path)
-    MIGRATIONS.apply(old, stop_before="m007_serve_leases")
-    importer.import_records(old, "d", "ragreview", None, _items(1))
-    assert "leases" not in old.table_names()
-    old.conn.close()
-    db = open_database(path)
-    assert "leases" in db.table_names() and not MIGRATIONS.pending(db)
-    rowid = store_records.find(db, "r1").rowid
-    assert leases.take(db, rowid, "ann", "s") is None
-    db.conn.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragreview.core.labels import check_layer, effective
-from ragreview.core.metrics import dataset_values, record_values
+from ragreview.core.metrics import dataset_values, record_values, undefined_counts
 from ragreview.core.metrics.aggregate import totals_of
 from ragreview.core.record import ImportItem, parse_record
 from ragreview.store import history, importer, memory_database, metric_rows, open_database, settings
@@ -62,8 +62,21 @@ def scratch(db, dataset="ds"):
     return dataset_values(totals_of(judge), values), dataset_values(totals_of(eff), values)
 
 
+def scratch_undefined(db, dataset="ds"):
+    values = settings.get_all(db, dataset)
+    judge, eff = [], []
+    for stored in store_records.iterate(db, dataset):
+        judge.append(record_values(stored.record, stored.judge, values))
+        eff.append(record_values(stored.record, effective(stored.judge, stored.human), values))
+    return {
+        "judge": undefined_counts(totals_of(judge)),
+        "effective": undefined_counts(totals_of(eff)),
+    }
+
+
 def assert_summary_matches_scratch(db):
     summary = metric_rows.dataset_summary(db, "ds")
+    assert summary["undefined"] == scratch_undefined(db)
     judge, eff = scratch(db)
     assert summary["judge"].keys() == judge.keys()
     assert summary["effective"].keys() == eff.keys()
@@ -241,7 +254,7 @@ def _metric_tables(database):
         "SELECT record, layer, name, value FROM record_metrics ORDER BY record, layer, name"
     ).fetchall()
     totals = database.conn.execute(
-        "SELECT dataset, layer, name, n, total, total_sq FROM metric_totals "
+        "SELECT dataset, layer, name, n, undefined, total, total_sq FROM metric_totals "
         "ORDER BY dataset, layer, name"
     ).fetchall()
     return rows, totals
@@ -268,6 +281,80 @@ def test_import_bulk_path_stores_what_refresh_stores(tmp_path):
             metric_rows.refresh(database, [rowid])
     rows, totals = _metric_tables(database)
     assert rows == imported[0]
-    assert [t[:4] for t in totals] == [t[:4] for t in imported[1] if t[3]]
-    for got, want in zip(totals, [t for t in imported[1] if t[3]], strict=True):
-        assert got[4:] == pytest.approx(want[4:], abs=1e-12)
+    # counts of defined and of undefined values agree; rows left at zero do not matter
+    totals = [t for t in totals if t[3] or t[4]]
+    wanted = [t for t in imported[1] if t[3] or t[4]]
+    assert any(t[4] for t in wanted)  # the abstention's undefined long-form metrics
+    assert [t[:5] for t in totals] == [t[:5] for t in wanted]
+    for got, want in zip(totals, wanted, strict=True):
+        assert got[5:] == pytest.approx(want[5:], abs=1e-12)
+
+
+def _as_before_m009(database):
+    """Leave the DB as the build before m009 did: undefined stored as 0.0, no
+    ``undefined`` column, m009 not applied."""
+    with database.conn:
+        database.conn.execute("UPDATE record_metrics SET value = 0.0 WHERE value IS NULL")
+        database.conn.execute("DELETE FROM metric_totals")
+        database.conn.execute("ALTER TABLE metric_totals DROP COLUMN undefined")
+        database.conn.execute(
+            "DELETE FROM _sqlite_migrations WHERE name = 'm009_metrics_undefined'"
+        )
+        database.conn.execute(
+            "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+            "SELECT 'ds', 'judge', 'record._count', count(*), count(*), count(*) FROM records"
+        )
+    path = database.conn.execute("PRAGMA database_list").fetchone()[2]
+    database.conn.close()
+    return open_database(path)
+
+
+@pytest.mark.parametrize("first", ["label", "import"])
+def test_writes_right_after_the_m009_upgrade_recompute_the_dataset(db, first):
+    """The upgrade drops the sums; a label change or an import before any read must
+    not move sums that are not there (they would stay partial): the dataset is
+    recomputed whole, and equals a recomputation from scratch."""
+    upgraded = _as_before_m009(db)
+    if first == "label":
+        rowid = store_records.find(upgraded, "t2", "ds").rowid
+        history.set_label(upgraded, rowid, "relevant", "0d", True, "ann")
+    else:
+        extra = [trace_item(i, 2) for i in range(40, 43)]
+        importer.import_records(upgraded, "ds", "ragreview", None, extra)
+    counted = upgraded.conn.execute(
+        "SELECT n FROM metric_totals WHERE dataset = 'ds' AND layer = 'judge' "
+        "AND name = 'record._count'"
+    ).fetchone()[0]
+    assert counted == upgraded.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    assert_summary_matches_scratch(upgraded)
+    upgraded.conn.close()
+
+
+def test_upgrade_to_m009_recomputes_metrics_that_used_to_be_0(tmp_path):
+    """A DB written before undefined metrics were NULL (RGB records without a
+    prediction stored 0.0) is recomputed on first read after the upgrade."""
+    path = tmp_path / "old.ragreview.db"
+    database = open_database(path)
+    data_row = parse_record(
+        {"id": "q1", "task": "rgb-noise", "noise_rate": 0.4, "answer_parts": [["Paris"]]}
+    )
+    importer.import_records(database, "ds", "rgb", None, [ImportItem(1, data_row, {})])
+    with database.conn:  # as the build before m009 left it
+        database.conn.execute("UPDATE record_metrics SET value = 0.0 WHERE value IS NULL")
+        database.conn.execute("DELETE FROM metric_totals")
+        database.conn.execute("ALTER TABLE metric_totals DROP COLUMN undefined")
+        database.conn.execute(
+            "DELETE FROM _sqlite_migrations WHERE name = 'm009_metrics_undefined'"
+        )
+        database.conn.execute(
+            "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+            "VALUES ('ds', 'judge', 'rgb.correct', 1, 0.0, 0.0)"
+        )
+    database.conn.close()
+
+    upgraded = open_database(path)
+    summary = metric_rows.dataset_summary(upgraded, "ds")
+    assert summary["judge"]["rgb.correct"] is None and summary["judge"]["rgb.accuracy"] is None
+    assert summary["undefined"]["judge"]["rgb.correct"] == 1
+    rowid = store_records.find(upgraded, "q1", "ds").rowid
+    assert metric_rows.record_values(upgraded, rowid)["judge"]["rgb.correct"] is None

@@ -11,12 +11,13 @@ labels, items or scores; its metrics are then present, ``None`` where undefined.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..labels import Layer
 from ..record import Record
 from . import longform, mtrag, ragas, rgb, trace
-from .aggregate import Totals, add_values, dataset_values, stored_pairs
+from .aggregate import Totals, add_values, dataset_values, stored_pairs, undefined_counts
 from .common import Values, has_any
 
 __all__ = [
@@ -27,6 +28,8 @@ __all__ = [
     "record_metrics",
     "record_values",
     "stored_pairs",
+    "undefined_counts",
+    "with_source",
 ]
 
 KNOWN_TASKS = frozenset(
@@ -61,6 +64,18 @@ def families(record: Record, labels: Layer) -> list[str]:
 
 
 _MODULES = {"trace": trace, "rgb": rgb, "mtrag": mtrag, "longform": longform, "ragas": ragas}
+
+
+def with_source(record: Record, source: Any) -> Record:
+    """The record as its metrics must see it: MT-RAG's metrics read the original
+    prediction, targets and passages (``Length`` counts the original characters, which
+    sentencizing may not keep), so an MT-RAG record gets its parsed source object as
+    SPEC §3's ``source`` when the importer kept it aside. Every caller that computes a
+    record's metrics (the stored rows, and any writer recomputing them) goes through
+    this, so they cannot differ."""
+    if record.task != "mtrag" or not isinstance(source, dict) or "source" in record.data:
+        return record
+    return replace(record, data={**record.data, "source": {"format": "mtrag", "record": source}})
 
 
 def record_values(

@@ -1,13 +1,18 @@
 """Dataset-level values from running sums, and stored-score mapping.
 
 Every per-record value (public or component) is kept per (dataset, layer, name) as
-``(n, Σv, Σv²)`` over the records where it is defined. That is enough for:
+``(n, Σv, Σv², undefined)``: n, Σv and Σv² over the records where it is defined, and
+how many records carry it undefined (None). That is enough for:
 
-* a per-record metric's dataset value: its mean, under the same name (SPEC §9);
+* a per-record metric's dataset value: its mean over the records where it is defined,
+  under the same name (SPEC §9); None when it is defined on none of them;
+* how many records it is undefined on (counted, never averaged as 0);
 * the long-form family's population standard deviation (SAFE's ``np.std``), as
   ``<name>_std``;
 * RGB's rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detection_rate``,
-  ``rgb.error_correction_rate``), which are ratios of counts;
+  ``rgb.error_correction_rate`` per evalue.py, and the judge scripts' own
+  ``rgb.reject_evalue.rejection_rate`` and ``rgb.fact_evalue.error_correction_rate``),
+  which are ratios of counts;
 * TRACe's RMSE against the source's stored scores and hallucination AUROC;
 
 so one label change adjusts the sums by the old and new values of one record, with no
@@ -24,71 +29,97 @@ from typing import Any
 from ..record import Record
 from .common import Values
 
-# name -> (count, sum, sum of squares)
-Totals = dict[str, tuple[int, float, float]]
+# name -> (count, sum, sum of squares, records where undefined)
+Sums = tuple[int, float, float, int]
+Totals = dict[str, Sums]
+_NONE: Sums = (0, 0.0, 0.0, 0)
 
 
 def add_values(totals: Totals, values: Mapping[str, float | None], sign: int = 1) -> None:
     """Add (sign=1) or remove (sign=-1) one record's values from running sums."""
     for name, value in values.items():
+        n, s, ss, undefined = totals.get(name, _NONE)
         if value is None:
-            continue
-        n, s, ss = totals.get(name, (0, 0.0, 0.0))
-        totals[name] = (n + sign, s + sign * value, ss + sign * value * value)
+            totals[name] = (n, s, ss, undefined + sign)
+        else:
+            totals[name] = (n + sign, s + sign * value, ss + sign * value * value, undefined)
 
 
-def _mean(totals: Mapping[str, tuple[int, float, float]], name: str) -> float | None:
-    n, s, _ = totals.get(name, (0, 0.0, 0.0))
+def _present(totals: Mapping[str, Sums], name: str) -> bool:
+    """Some record carries the value, defined or not (a row left at zero is not)."""
+    n, _, _, undefined = totals.get(name, _NONE)
+    return n > 0 or undefined > 0
+
+
+def _mean(totals: Mapping[str, Sums], name: str) -> float | None:
+    n, s, _, _ = totals.get(name, _NONE)
     return s / n if n > 0 else None
 
 
-def _sum(totals: Mapping[str, tuple[int, float, float]], name: str) -> float:
-    return totals.get(name, (0, 0.0, 0.0))[1]
+def _sum(totals: Mapping[str, Sums], name: str) -> float:
+    return totals.get(name, _NONE)[1]
 
 
-def _std(totals: Mapping[str, tuple[int, float, float]], name: str) -> float | None:
-    n, s, ss = totals.get(name, (0, 0.0, 0.0))
+def _std(totals: Mapping[str, Sums], name: str) -> float | None:
+    n, s, ss, _ = totals.get(name, _NONE)
     if n <= 0:
         return None
     mean = s / n
     return math.sqrt(max(0.0, ss / n - mean * mean))
 
 
-def dataset_values(
-    totals: Mapping[str, tuple[int, float, float]], settings: Mapping[str, Any] | None = None
-) -> Values:
+def undefined_counts(totals: Mapping[str, Sums]) -> dict[str, int]:
+    """Per public metric, how many records have it undefined (only those with any)."""
+    return {
+        name: sums[3] for name, sums in sorted(totals.items()) if "._" not in name and sums[3] > 0
+    }
+
+
+def dataset_values(totals: Mapping[str, Sums], settings: Mapping[str, Any] | None = None) -> Values:
     """Dataset-level values of one layer from its running sums."""
     settings = settings or {}
     out: Values = {}
     for name in sorted(totals):
-        if totals[name][0] <= 0:
+        if not _present(totals, name):
             continue
         if "._" not in name:
             out[name] = _mean(totals, name)
             if name.startswith("longform."):
                 out[name + "_std"] = _std(totals, name)
     # RGB (SPEC §6.2): accuracy over the non-negative records, rejection over noise
-    # rate 1, detection and correction over the counterfactual records.
-    if "rgb._accuracy" in totals and totals["rgb._accuracy"][0] > 0:
+    # rate 1, detection and correction over the counterfactual records; each None when
+    # no record it runs over has anything to score.
+    if _present(totals, "rgb._accuracy"):
         out["rgb.accuracy"] = _mean(totals, "rgb._accuracy")
-    if "rgb._rejection" in totals and totals["rgb._rejection"][0] > 0:
+    if _present(totals, "rgb._rejection"):
         out["rgb.rejection_rate"] = _mean(totals, "rgb._rejection")
-    if "rgb._detected" in totals and totals["rgb._detected"][0] > 0:
+    if _present(totals, "rgb._reject_evalue"):
+        # reject_evalue.py: reject_rate = #"not addressed" / n, the judge's verdict alone
+        out["rgb.reject_evalue.rejection_rate"] = _mean(totals, "rgb._reject_evalue")
+    if _present(totals, "rgb._detected"):
         out["rgb.error_detection_rate"] = _mean(totals, "rgb._detected")
+        detected = _sum(totals, "rgb._detected")
+        scored = totals["rgb._detected"][0] > 0
         if settings.get("rgb.variant", "reference") == "reference":
-            detected = _sum(totals, "rgb._detected")
-            # RGB: correct_tt / fact_tt, 0 when nothing was detected.
+            # evalue.py: correct_tt / fact_tt, 0 when nothing was detected.
             out["rgb.error_correction_rate"] = (
-                _sum(totals, "rgb._corrected") / detected if detected else 0.0
+                (_sum(totals, "rgb._corrected") / detected if detected else 0.0) if scored else None
             )
         else:
             out["rgb.error_correction_rate"] = _mean(totals, "rgb._corrected")
+        # fact_evalue.py: correct_tt / rejecttt with correct_tt = identified and
+        # (0 not in label and 1 in label), i.e. rgb.error_corrected; 0 when none.
+        out["rgb.fact_evalue.error_correction_rate"] = (
+            (_sum(totals, "rgb.error_corrected") / detected if detected else 0.0)
+            if scored
+            else None
+        )
     # TRACe against the source's stored judge scores (RAGBench calculate_metrics.py).
     for metric in ("relevance", "utilization", "completeness"):
         mse = _mean(totals, f"trace._sqerr_{metric}")
         if mse is not None:
             out[f"trace.{metric}_rmse"] = math.sqrt(mse)
-    n = totals.get("trace._hall", (0, 0.0, 0.0))[0]
+    n = totals.get("trace._hall", _NONE)[0]
     if n > 0:
         positives = _sum(totals, "trace._hall")
         negatives = n - positives
@@ -169,6 +200,10 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
         if at is not None and (at[0] not in best or at[1] < best[at[0]][0]):
             best[at[0]] = (at[1], alias)
     out: Values = {_CANONICAL[place]: by_norm[best[place][1]] for place in sorted(best)}
+    # ragas' annotation export keeps each sample's score as its metric's own name
+    metric = record.data.get("ragas_metric")
+    if isinstance(metric, str) and f"stored.{metric}" in record.scores:
+        out["ragas.verdict"] = record.scores[f"stored.{metric}"]
     k = int(settings.get("longform.k") or 100)
     for alias in (f"f1_{k}", "f1_at_k") + (("f1__1",) if k == 100 else ()):
         if alias in by_norm:

@@ -8,8 +8,9 @@ target) and ``mtrag.bert_k_prec`` (max over passages, a null passage value taken
 as rb_agg does; the key present with null means "BertKPrec existed, all null").
 
 ``mtrag.rb_agg``, ``mtrag.rb_llm``, ``mtrag.rl_f`` and their IDK-conditioned forms
-follow ``rb_agg``, ``extract_rating`` and ``get_idk_underspec_score`` exactly, quirks
-kept (see the function docstrings).
+follow ``rb_agg``, ``extract_rating`` and ``get_idk_underspec_score`` /
+``get_idk_score`` exactly, quirks kept (see the function docstrings). A record without
+a prediction (a task input) has no text metric: they are None, never 0.
 
 Texts: the prediction, targets and passages are taken from the MT-RAG source object
 when the record carries one (so ``Length`` counts the original characters), else from
@@ -67,8 +68,9 @@ def extractiveness(prediction: str, passage: str) -> float:
     return rouge_l(text, target)
 
 
-def texts(record: Record) -> tuple[str, list[str], list[str]]:
-    """(prediction, targets, passages)."""
+def texts(record: Record) -> tuple[str | None, list[str], list[str]]:
+    """(prediction, targets, passages); the prediction is None when the record has none
+    (a task input before any model answered), which leaves the text metrics undefined."""
     src = source_record(record, "mtrag")
     if src is not None:
         try:
@@ -80,7 +82,8 @@ def texts(record: Record) -> tuple[str, list[str], list[str]]:
         except (KeyError, IndexError, TypeError):
             pass
     passages = [doc.text for doc in record.documents]
-    return record.response_text, list(record.references), passages
+    prediction = record.response_text if record.response else None
+    return prediction, list(record.references), passages
 
 
 def rb_llm(rating: Any) -> float:
@@ -100,11 +103,17 @@ def rb_agg(recall: float, rouge: float, extr: float) -> float:
 def idk_conditioned(
     metric: float | None, answerability: str | None, idk: Any, underspecified: Any
 ) -> float | None:
-    """``get_idk_underspec_score``: UNDERSPECIFIED -> 1 iff underspecified == 1;
+    """MT-RAG's IDK conditioning (scripts/evaluation/judge_wrapper.py).
+
+    With an underspecified verdict on the record the file came from the pipeline that
+    runs the underspecified judge, and ``get_idk_underspec_score`` applies:
+    UNDERSPECIFIED -> 1 iff underspecified == 1, else 0. Without one it came from the
+    older pipeline, and ``get_idk_score`` applies, which has no UNDERSPECIFIED branch
+    (such a task keeps its raw metric unless idk == 1). Then, in both:
     UNANSWERABLE/CONVERSATIONAL -> 1 iff idk == 1, 0 if idk is 0 or 0.5 (an absent idk
-    falls through to the raw metric, as in MT-RAG); otherwise 0 if idk == 1, else the raw
-    metric."""
-    if answerability == "UNDERSPECIFIED":
+    falls through to the raw metric, as in MT-RAG); otherwise 0 if idk == 1, else the
+    raw metric (None stays None, as NaN does)."""
+    if answerability == "UNDERSPECIFIED" and underspecified is not None:
         return 1.0 if underspecified == 1 else 0.0
     if answerability in NO_ANSWER and idk == 1:
         return 1.0
@@ -119,16 +128,18 @@ def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Value
     scores = record.scores
     prediction, targets, passages = texts(record)
     out: Values = {}
-    recall = token_recall(prediction, targets[0]) if targets else None
-    rouge = rouge_l(prediction, targets[0]) if targets else None
+    recall = token_recall(prediction, targets[0]) if prediction is not None and targets else None
+    rouge = rouge_l(prediction, targets[0]) if prediction is not None and targets else None
     out["mtrag.recall"] = recall
     out["mtrag.rouge_l"] = rouge
     for name in ("mtrag.bertscore_p", "mtrag.bertscore_r", "mtrag.bert_k_prec"):
         out[name] = scores.get(name)
     out["mtrag.extractiveness"] = (
-        max(extractiveness(prediction, p) for p in passages) if passages else None
+        max(extractiveness(prediction, p) for p in passages)
+        if prediction is not None and passages
+        else None
     )
-    out["mtrag.length"] = float(len(prediction))
+    out["mtrag.length"] = None if prediction is None else float(len(prediction))
 
     if rouge is None:
         agg = None
@@ -138,7 +149,9 @@ def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Value
         if "mtrag.bert_k_prec" in scores and passages:
             extr = ((scores["mtrag.bert_k_prec"] or 0.0) + 1) / 2
         else:
-            extr = 0.0  # no BertKPrec (no passages): MT-RAG's rb_agg is 0
+            # rb_agg: no 'BertKPrec' in the metrics -> extractiveness 0 -> RB_agg 0. A
+            # turn with no contexts never gets BertKPrec (its per-passage loop is empty).
+            extr = 0.0
         agg = rb_agg(first or 0.0, rouge, extr)
     out["mtrag.rb_agg"] = agg
 

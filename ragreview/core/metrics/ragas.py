@@ -3,6 +3,13 @@
 Denominators are the record's own items (statements, reference statements, contexts),
 never the number of verdicts a judge returned: an item without a verdict counts as
 not supported / not attributed / not useful.
+
+A sample of ragas' human-annotation export (``MetricAnnotation``, a record carrying
+``ragas_metric``) is one metric's pass/fail verdict, e.g. an aspect critic such as
+``helpfulness``: its score is ``ragas.verdict``, the ``verdict`` label as 1.0 / 0.0
+(``AspectCritic._compute_score`` returns the verdict itself, the majority verdict when
+several were drawn), None when the sample has none. The other ragas metrics do not
+apply to such a sample.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from ..labels import Layer
 from ..record import Record
 from .common import Values
 
-LABELS = ("statement", "attributed", "context_useful")
+LABELS = ("statement", "attributed", "context_useful", "verdict")
 
 
 def faithfulness(record: Record, labels: Layer) -> float | None:
@@ -63,7 +70,19 @@ def context_relevancy(record: Record, labels: Layer) -> float | None:
     return record.scores.get("ragas.context_relevancy")
 
 
+def verdict(labels: Layer) -> float | None:
+    """The sample's pass/fail verdict as its score (ragas AspectCritic: the verdict)."""
+    value = (labels.get("verdict") or {}).get("*")
+    return None if value is None else (1.0 if value is True or value == 1 else 0.0)
+
+
+def is_annotation(record: Record) -> bool:
+    return record.data.get("ragas_metric") is not None
+
+
 def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+    if is_annotation(record) or labels.get("verdict"):
+        return {"ragas.verdict": verdict(labels)}
     out: Values = {
         "ragas.faithfulness": faithfulness(record, labels),
         "ragas.context_recall": context_recall(record, labels),

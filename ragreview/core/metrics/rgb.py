@@ -4,7 +4,8 @@ Per record, from labels: ``rgb.rejected``, ``rgb.correct`` (every answer part ma
 and not rejected: ``0 not in label and 1 in label`` in RGB's evalue.py, where a
 rejection makes ``label == [-1]``), ``rgb.error_detected`` and ``rgb.error_corrected``
 (detected and correct). Absent labels mean what RGB's own lists mean by a missing
-phrase: false.
+phrase: false. A record with no prediction and no RGB label (an RGB data file, before
+any model answered) has every metric undefined (None), not 0.
 
 The dataset rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detection_rate``,
 ``rgb.error_correction_rate``) are not plain means of those; they are built in
@@ -16,6 +17,12 @@ The dataset rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detecti
   rejected record (label ``[-1]``) that flagged the error counts as corrected.
 * ``simple``: every rate over all n; rejection is just "rejected"; correction is
   correct and not merely repeating the counterfactual answer.
+
+Whatever the variant, the judge scripts' own definitions are reported beside
+evalue.py's, named after the script: ``rgb.reject_evalue.rejection_rate`` (the share of
+negative records judged rejected, without evalue.py's "or correct") and
+``rgb.fact_evalue.error_correction_rate`` (detected and ``0 not in label and 1 in
+label``, over the detected records: a rejection is not a correction).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from typing import Any
 from ..keys import part_key
 from ..labels import Layer
 from ..record import Record
-from .common import Values, flag, setting
+from .common import Values, flag, has_any, setting
 
 LABELS = ("rejected", "part_matched", "error_detected")
 
@@ -58,6 +65,7 @@ def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Value
             out["rgb._rejection"] = 1.0 if (rejected or correct) else 0.0
         else:
             out["rgb._rejection"] = rejected
+        out["rgb._reject_evalue"] = rejected
     else:
         out["rgb._accuracy"] = correct
     if is_counterfactual(record):
@@ -71,4 +79,7 @@ def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Value
             text = record.response_text.lower()
             repeats = any(alt and alt.lower() in text for alt in record.counterfactual)
             out["rgb._corrected"] = correct * (0.0 if repeats else 1.0)
+    if not record.response and not has_any(labels, LABELS):
+        # a data file without predictions: nothing was answered, so nothing to score
+        return dict.fromkeys(out)
     return out

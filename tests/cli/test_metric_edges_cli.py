@@ -1,0 +1,177 @@
+"""The metric edges end to end: real files imported into a real DB, read back through
+``metrics --json`` / ``--per-record --json``, against values worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragreview.cli import cli
+from ragreview.store import metric_rows, open_database
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_RGB = ROOT.parent / "shared" / "fixtures" / "rgb"
+HAND_RGB = ROOT / "fixtures" / "handwritten" / "rgb"
+
+
+def _cli(*args: object) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def summary(db: Path) -> dict:
+    (line,) = _cli("metrics", db, "--json").splitlines()
+    return json.loads(line)
+
+
+def per_record(db: Path) -> dict[str, dict]:
+    lines = _cli("metrics", db, "--per-record", "--json").splitlines()
+    return {row["id"]: row for row in map(json.loads, lines)}
+
+
+def imported(tmp_path: Path, source: Path) -> Path:
+    db = tmp_path / f"{source.stem}.ragreview.db"
+    _cli("import", source, "--db", db)
+    return db
+
+
+# -- nothing to score: null, shown –, counted ------------------------------------------
+
+
+def test_mtrag_task_inputs_have_no_metric(tmp_path):
+    db = imported(tmp_path, ROOT / "fixtures" / "mtrag" / "taskb_input.jsonl")
+    obj = summary(db)
+    assert obj["judge"]["mtrag.length"] is None  # was 0.0
+    assert obj["judge"]["mtrag.extractiveness"] is None  # was 0.0 for turns with contexts
+    assert set(obj["judge"].values()) == {None}
+    assert set(obj["undefined"]["judge"].values()) == {10}
+    for row in per_record(db).values():
+        assert set(row["judge"].values()) == {None}
+    table = _cli("metrics", db)
+    assert "mtrag.length" in table and "–" in table and "undefined" in table
+
+
+@pytest.mark.skipif(not SHARED_RGB.is_dir(), reason="RGB data (non-commercial) not present")
+def test_rgb_data_file_without_predictions_has_no_metric(tmp_path):
+    db = imported(tmp_path, SHARED_RGB / "en_fact.json")
+    obj = summary(db)
+    assert obj["judge"]["rgb.accuracy"] is None and obj["judge"]["rgb.correct"] is None
+    assert obj["judge"]["rgb.error_correction_rate"] is None
+    assert obj["undefined"]["judge"]["rgb.correct"] == 100
+
+
+# -- MT-RAG evaluation output at the edges ---------------------------------------------
+
+
+def mtrag_eval_row(task_id: str, contexts: list[str], answerability: str, metrics: dict) -> dict:
+    return {
+        "conversation_id": "c",
+        "task_id": task_id,
+        "input": [{"speaker": "user", "text": "where do cats sit?"}],
+        "contexts": [{"document_id": str(i), "text": t} for i, t in enumerate(contexts)],
+        "targets": [{"speaker": "agent", "text": "the cat sat on the mat"}],
+        "predictions": [{"text": "the cat sat"}],
+        "answerability": [answerability],
+        "metrics": metrics,
+    }
+
+
+def test_mtrag_edges_through_import_and_review(tmp_path):
+    rows = [
+        # a turn with no contexts: no BertKPrec, so RB_agg is 0 (run_algorithmic.rb_agg)
+        mtrag_eval_row(
+            "c::1",
+            [],
+            "ANSWERABLE",
+            {"BertscoreR": [0.4], "RB_agg": [0], "RB_llm": [0.7], "idk_eval": [0]},
+        ),
+        # HEAD pipeline: underspecified_eval present -> get_idk_underspec_score
+        mtrag_eval_row(
+            "c::2",
+            ["Cats sit on mats."],
+            "UNDERSPECIFIED",
+            {"RB_llm": [0.7], "idk_eval": [0], "underspecified_eval": [0.5]},
+        ),
+        # older pipeline: no underspecified_eval -> get_idk_score keeps the raw metric
+        mtrag_eval_row(
+            "c::3", ["Cats sit on mats."], "UNDERSPECIFIED", {"RB_llm": [0.7], "idk_eval": [0]}
+        ),
+    ]
+    path = tmp_path / "eval.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = imported(tmp_path, path)
+    _cli("label", db, "c::1", "rb_llm_rating", "*", "9", "--reviewer", "ann")
+    got = per_record(db)
+    one = got["c::1"]
+    assert one["judge"]["mtrag.rb_agg"] == 0.0 and one["judge"]["mtrag.extractiveness"] is None
+    assert one["judge"]["mtrag.rb_llm"] == 0.7 and one["effective"]["mtrag.rb_llm"] == 0.9
+    assert one["effective"]["mtrag.rb_llm_idk"] == 0.9  # answerable, idk 0: raw metric
+    assert got["c::2"]["judge"]["mtrag.rb_llm_idk"] == 0.0
+    assert got["c::3"]["judge"]["mtrag.rb_llm_idk"] == 0.7
+    obj = summary(db)
+    assert obj["judge"]["mtrag.rb_llm_idk"] == pytest.approx((0.7 + 0.0 + 0.7) / 3)
+    assert obj["effective"]["mtrag.rb_llm_idk"] == pytest.approx((0.9 + 0.0 + 0.7) / 3)
+    # the stored RB_agg of the no-context turn agrees with the recomputation
+    database = open_database(db)
+    compared = metric_rows.stored_comparison(database, "eval")["mtrag.rb_agg"]
+    database.conn.close()
+    assert (compared["n"], compared["disagree"]) == (1, 0)
+
+
+# -- RGB judge-script output: each script's own rates ----------------------------------
+
+
+def test_rgb_reject_evalue_file_reports_both_rejection_rates(tmp_path):
+    """The _chatgpt file: 0 '[-1]' + 'not addressed', 1 '[1]' + addressed, 2 '[0]' +
+    addressed. evalue.py: rejected or correct = 2/3; reject_evalue.py: 1/3."""
+    db = imported(
+        tmp_path,
+        HAND_RGB / "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0_chatgpt.json",
+    )
+    obj = summary(db)
+    assert obj["judge"]["rgb.rejection_rate"] == pytest.approx(2 / 3)
+    assert obj["judge"]["rgb.reject_evalue.rejection_rate"] == pytest.approx(1 / 3)
+    _cli("label", db, "2", "rejected", "*", "true", "--reviewer", "ann")
+    obj = summary(db)
+    assert obj["effective"]["rgb.rejection_rate"] == 1.0
+    assert obj["effective"]["rgb.reject_evalue.rejection_rate"] == pytest.approx(2 / 3)
+
+
+def test_rgb_fact_file_reports_both_correction_rates(tmp_path):
+    """0: '[1]', factlabel 1; 1: '[0]', 0; 2: '[0]', 1. Detected 2 of 3; corrected by
+    both scripts' rules: row 0 only -> 1/2. A reviewer who marks row 2 rejected makes
+    its label [-1]: evalue.py counts it corrected ('0 not in label'), fact_evalue.py
+    does not ('1 in label' fails)."""
+    db = imported(
+        tmp_path, HAND_RGB / "prediction_en_fact_ModelX_temp0.7_noise0.0_passage5_correct0.0.json"
+    )
+    obj = summary(db)
+    assert obj["judge"]["rgb.error_detection_rate"] == pytest.approx(2 / 3)
+    assert obj["judge"]["rgb.error_correction_rate"] == 0.5
+    assert obj["judge"]["rgb.fact_evalue.error_correction_rate"] == 0.5
+    _cli("label", db, "2", "rejected", "*", "true", "--reviewer", "ann")
+    obj = summary(db)
+    assert obj["effective"]["rgb.error_correction_rate"] == 1.0
+    assert obj["effective"]["rgb.fact_evalue.error_correction_rate"] == 0.5
+
+
+# -- ragas aspect-critic verdicts ------------------------------------------------------
+
+
+def test_ragas_annotation_verdicts_are_a_metric(tmp_path):
+    """annotated_data.json (helpfulness, 21 samples): 9 judge verdicts pass; the
+    annotators' edits and rejections leave 10 passing."""
+    db = imported(tmp_path, ROOT / "fixtures" / "ragas" / "annotated_data.json")
+    obj = summary(db)
+    assert obj["judge"]["ragas.verdict"] == pytest.approx(9 / 21)
+    assert obj["effective"]["ragas.verdict"] == pytest.approx(10 / 21)
+    rows = per_record(db)
+    first = next(iter(rows))
+    assert set(rows[first]["judge"]) == {"ragas.verdict"}
+    flipped = 0.0 if rows[first]["effective"]["ragas.verdict"] else 1.0
+    _cli("label", db, first, "verdict", "*", json.dumps(bool(flipped)), "--reviewer", "ann")
+    assert per_record(db)[first]["effective"]["ragas.verdict"] == flipped
