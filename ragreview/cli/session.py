@@ -10,7 +10,7 @@ import click
 import sqlite_utils
 
 from .. import formats
-from ..core.errors import InputError
+from ..core.errors import InputError, InputWarning
 from ..core.record import ImportItem
 from ..formats.jsonio import reporting_bytes
 from ..services import import_pipeline
@@ -36,7 +36,9 @@ def check_file(path: Path, fmt: str | None = None) -> list[InputError]:
     file that cannot be read at all (missing, unreadable, empty, unknown format)."""
     _fmt, stream = formats.read(path, fmt)
     with file_progress("checking", path, records=False) as (on_bytes, _), reporting_bytes(on_bytes):
-        return [entry for entry in stream if isinstance(entry, InputError)]
+        return [
+            e for e in stream if isinstance(e, InputError) and not isinstance(e, InputWarning)
+        ]
 
 
 def store_stream(
@@ -46,15 +48,19 @@ def store_stream(
     fmt: str,
     stream: Iterable[ImportItem | Prepared | InputError],
 ) -> tuple[ImportSummary, list[InputError]]:
-    """Store the valid records of a stream in one transaction, collecting the errors.
-    Records stream through: a 100,000-record file is never held in memory."""
+    """Store the valid records of a stream in one transaction, collecting the errors
+    (warnings are shown once the progress bars are gone). Records stream through: a
+    100,000-record file is never held in memory."""
     errors: list[InputError] = []
+    warnings: list[InputWarning] = []
 
     def valid(
         entries: Iterable[ImportItem | Prepared | InputError],
     ) -> Iterator[ImportItem | Prepared]:
         for entry in entries:
-            if isinstance(entry, InputError):
+            if isinstance(entry, InputWarning):
+                warnings.append(entry)
+            elif isinstance(entry, InputError):
                 errors.append(entry)
             else:
                 yield entry
@@ -75,6 +81,8 @@ def store_stream(
             source_document=document,
             prepared_with=settings,
         )
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
     return summary, errors
 
 

@@ -1,12 +1,20 @@
 """Reading JSON Lines and JSON files record by record, with line numbers.
 
 Benchmarks write ``NaN`` (MT-RAG via pandas) which strict parsers reject: orjson is
-tried first for speed, then the standard library, which accepts it.
+tried first for speed, then the standard library, which accepts it. Whether a record
+may hold NaN or Infinity is the reader's call (``nan``): only MT-RAG's do.
+
+Hostile input is bounded, not trusted: a value nested deeper than orjson's limit
+(1024) or an integer of more than ``MAX_INT_DIGITS`` digits is an error at its line,
+never a ``RecursionError`` or ``ValueError`` from deep inside a parser.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,11 +26,53 @@ import orjson
 from ..core.errors import InputError
 
 
+MAX_INT_DIGITS = 4300  # Python's own limit on converting digits to an int
+
+
+class TooLarge(float):
+    """An integer literal of more than ``MAX_INT_DIGITS`` digits, parsed as infinity so
+    the document still parses and the record holding it is the one reported."""
+
+
+def _big_int(digits: str) -> int | float:
+    if len(digits) - digits.startswith("-") > MAX_INT_DIGITS:
+        return TooLarge("-inf" if digits.startswith("-") else "inf")
+    return int(digits)
+
+
 def parse_json(text: str | bytes) -> Any:
+    """A JSON value; ValueError (with a clear reason) when it is not one."""
     try:
         return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
+    except orjson.JSONDecodeError as err:
+        if str(err).startswith(("depth limit", "recursion limit")):
+            raise ValueError(TOO_DEEP) from None  # json would recurse until it crashes
+    try:
+        return json.loads(text, parse_int=_big_int)
+    except RecursionError:
+        raise ValueError(TOO_DEEP) from None
+
+
+TOO_DEEP = "nested more than 1024 levels deep"
+
+
+def non_finite(value: Any) -> tuple[str, str] | None:
+    """(JSON path, reason) of the first NaN, Infinity or oversized integer in ``value``
+    (only the standard library's parse can produce them: orjson rejects them)."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            if isinstance(item, TooLarge):
+                return where, f"integer of more than {MAX_INT_DIGITS} digits"
+            return where, "not a finite number (NaN, Infinity and out-of-range numbers are not JSON)"
+        if isinstance(item, dict):
+            stack.extend(
+                (f"{where}.{k}" if where else str(k), v) for k, v in reversed(item.items())
+            )
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def read_text(path: Path) -> str:
@@ -123,18 +173,25 @@ def _text_lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, Any]]:
+def iter_lines(
+    path: Path, text: str | None = None, nan: bool = True
+) -> Iterator[tuple[int, str, Any]]:
     """(line number, raw line, parsed value or InputError) for each non-empty line.
 
     Without ``text`` the file is streamed from disk, so memory stays flat however
-    large it is.
+    large it is. With ``nan=False`` a line holding NaN, Infinity or an oversized
+    integer is an error naming that field.
     """
     report = _on_bytes.get()
     if text is not None:
         for number, line in _text_lines(text):
             if report is not None:
                 report(len(line) + 1)  # characters: close enough to bytes for a bar
-            yield number, line, _parse_line(path, number, line)
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                value = _parse_line(path, number, line, nan)
+            yield number, line, value
         return
     for number, decoded, raw in _file_lines_raw(path, report):
         if isinstance(decoded, InputError):
@@ -143,15 +200,19 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
         try:
             value = orjson.loads(raw)  # the common case, from the bytes
         except orjson.JSONDecodeError:  # NaN, or an error to report: as from the text
-            value = _parse_line(path, number, decoded)
+            value = _parse_line(path, number, decoded, nan)
         yield number, decoded, value
 
 
-def _parse_line(path: Path, number: int, line: str) -> Any:
+def _parse_line(path: Path, number: int, line: str, nan: bool = True) -> Any:
     try:
-        return parse_json(line)
+        value = parse_json(line)
     except ValueError as err:
         return InputError(str(path), number, None, f"invalid JSON ({_reason(err)}{_column(err)})")
+    found = None if nan else non_finite(value)  # (a walk: only where it matters)
+    if found is not None:
+        return InputError(str(path), number, found[0] or None, found[1])
+    return value
 
 
 def raw_lines(path: Path) -> Iterator[bytes]:
@@ -171,14 +232,114 @@ def raw_lines(path: Path) -> Iterator[bytes]:
 
 
 def load_document(path: Path, text: str | None = None) -> Any:
-    """A whole-file JSON document (pretty-printed arrays and objects)."""
+    """A whole-file JSON document (pretty-printed arrays and objects). NaN, Infinity and
+    oversized integers parse (as non-finite floats): the reader reports the record
+    that holds one (``non_finite``), the other records still import."""
     if text is None:
         text = read_text(path)
     try:
         return parse_json(text)
     except ValueError as err:
         line = getattr(err, "lineno", None)
+        if line is None and str(err) == TOO_DEEP:
+            line = _deepest_line(text)
         raise InputError(str(path), line, None, f"invalid JSON ({_reason(err)})") from None
+
+
+def _deepest_line(text: str) -> int | None:
+    """The line where nesting first passes 1024 levels (for the error message)."""
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        char = match.group()[0]
+        depth += char in "[{"
+        depth -= char in "]}"
+        if depth > 1024:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+# Strings and structural characters: enough to follow a JSON path through the text.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
+_PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
+
+
+def split_path(field: str) -> list[str | int]:
+    """``a[2].b`` -> ``["a", 2, "b"]``."""
+    return [int(i) if i else key for i, key in _PATH_PART.findall(field)]
+
+
+class Locator:
+    """Line numbers of the values of a whole-file JSON document, by JSON path, so a
+    record's error in a pretty-printed file names a line as JSON Lines errors do.
+    The text is scanned once, on the first question (only files with errors pay)."""
+
+    MAX_DEPTH = 8  # deep enough for a SAFE statement's annotation
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts: dict[tuple[str | int, ...], int] | None = None
+        self._newlines: list[int] = []
+
+    def line(self, field: str | None) -> int | None:
+        """The line of the value at ``field`` (or of its deepest part that exists)."""
+        starts = self._index()
+        parts = tuple(split_path(field or ""))
+        for end in range(len(parts), -1, -1):
+            offset = starts.get(parts[:end])
+            if offset is not None:
+                return bisect.bisect_left(self._newlines, offset) + 1
+        return None
+
+    def _index(self) -> dict[tuple[str | int, ...], int]:
+        if self._starts is not None:
+            return self._starts
+        text = self._text
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
+        starts: dict[tuple[str | int, ...], int] = {}
+        path: list[str | int] = []  # the current value's path
+        kinds: list[str] = []  # "[" or "{" per open container
+        key: str | None = None
+        first = re.search(r"\S", text)
+        starts[()] = first.start() if first else 0
+
+        def begin(at: int) -> None:
+            if len(path) <= self.MAX_DEPTH:
+                value = re.compile(r"\s*").match(text, at)
+                starts.setdefault(tuple(path), value.end() if value else at)
+
+        for match in _TOKEN.finditer(text):
+            tok = match.group()
+            char = tok[0]
+            if char == '"':
+                if kinds and kinds[-1] == "{" and key is None:
+                    try:
+                        key = json.loads(tok)
+                    except ValueError:
+                        key = tok
+            elif char == ":" and key is not None:
+                path.append(key)
+                key = None
+                begin(match.end())
+            elif char == "[":
+                kinds.append("[")
+                path.append(0)
+                begin(match.end())
+            elif char == "{":
+                kinds.append("{")
+                key = None
+            elif char == ",":
+                if kinds and kinds[-1] == "[":
+                    path[-1] = int(path[-1]) + 1
+                    begin(match.end())
+                elif kinds and path and kinds[-1] == "{":
+                    path.pop()
+                    key = None
+            elif char in "]}" and kinds:
+                opened = kinds.pop()
+                if opened == "[" or (path and len(path) > len(kinds)):
+                    path.pop()
+        self._starts = starts
+        return starts
 
 
 def _column(err: ValueError) -> str:

@@ -206,8 +206,8 @@ def draft(row: Any, position: int, number: int, source: str) -> Draft:
             context_key(i): bool(v) for i, (_, v) in enumerate(useful) if v is not None
         }
     data["scores"] = {f"stored.{m}": finite(row[m]) for m in METRICS if m in row}
-    sid = row.get("id", row.get("sample_id"))
-    return Draft(position, number, data, judge, source, sid)
+    id_field = "id" if "id" in row else "sample_id"
+    return Draft(position, number, data, judge, source, row.get(id_field), id_field)
 
 
 # -- writing back ------------------------------------------------------------------------
