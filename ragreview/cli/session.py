@@ -36,9 +36,7 @@ def check_file(path: Path, fmt: str | None = None) -> list[InputError]:
     file that cannot be read at all (missing, unreadable, empty, unknown format)."""
     _fmt, stream = formats.read(path, fmt)
     with file_progress("checking", path, records=False) as (on_bytes, _), reporting_bytes(on_bytes):
-        return [
-            e for e in stream if isinstance(e, InputError) and not isinstance(e, InputWarning)
-        ]
+        return [e for e in stream if isinstance(e, InputError) and not isinstance(e, InputWarning)]
 
 
 def store_stream(

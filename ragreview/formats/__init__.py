@@ -10,7 +10,15 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.record import ImportItem
 from . import factscore, mtrag, native, ragas, ragbench, rgb, safe
-from .jsonio import first_line, is_json_lines, iter_lines, load_document, parse_json, read_text
+from .jsonio import (
+    check_regular,
+    first_line,
+    is_json_lines,
+    iter_lines,
+    load_document,
+    parse_json,
+    read_text,
+)
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
@@ -105,6 +113,8 @@ def detect(path: Path, text: str | None = None) -> str:
     Several records are looked at, not only the first, so that one broken or
     incomplete leading record does not make the whole file unreadable.
     """
+    if text is None:
+        check_regular(path)
     candidates = _head(path)[0] if text is None else _candidates(path, text)
     return _detect(path, candidates)
 
@@ -116,10 +126,34 @@ def read(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ImportItem |
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
         )
+    check_regular(path)
     candidates, text = _head(path)
     if fmt is None:
         fmt = _detect(path, candidates)
+    else:
+        _check_forced(path, fmt, candidates)
     return fmt, REGISTRY[fmt].read(path, text)
+
+
+def _check_forced(path: Path, fmt: str, candidates: list[dict[str, Any]]) -> None:
+    """A format given with ``--format`` must fit the file: forced onto records that have
+    none of its fields, it would import them with no labels at all. It fits when one of
+    the first records has its markers (or, for ours, when detection would choose it)."""
+    if any(REGISTRY[fmt].sniff(obj) for obj in candidates):
+        return
+    try:
+        detected = _detect(path, candidates)
+    except InputError:
+        detected = None
+    if detected == fmt or not candidates:  # (no record to judge by: the reader reports)
+        return
+    looks = f"; it looks like {detected}" if detected else ""
+    raise InputError(  # (at line 1, as detection's own error)
+        str(path),
+        1,
+        None,
+        f"no record has the fields of the {fmt} format{looks} (see docs/formats.md)",
+    )
 
 
 def adapter(fmt: str) -> ModuleType:

@@ -169,14 +169,21 @@ def line_drafts(
 
 def document_drafts(
     path: Path,
-    records: Iterable[tuple[str, Any]],
+    records: Iterable[tuple[str, Any] | InputError],
     draft: Callable[[Any, int, str], Draft],
     locator: Locator,
 ) -> Iterator[Draft | InputError]:
     """``draft(value, record number, JSON path)`` for each record of a whole-file
-    document, given as (JSON path, value); a record that holds NaN or Infinity or makes
-    ``draft`` fail becomes an error at its line (found by ``locator``)."""
-    for number, (where, value) in enumerate(records, start=1):
+    document, given as (JSON path, value) (errors pass through); a record that holds
+    NaN or Infinity or makes ``draft`` fail becomes an error at its line (found by
+    ``locator``)."""
+    number = 0
+    for entry in records:
+        if isinstance(entry, InputError):
+            yield entry
+            continue
+        where, value = entry
+        number += 1
         try:
             found = non_finite(value)
             if found is not None:

@@ -15,6 +15,7 @@ import bisect
 import json
 import math
 import re
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -24,7 +25,6 @@ from typing import Any
 import orjson
 
 from ..core.errors import InputError
-
 
 MAX_INT_DIGITS = 4300  # Python's own limit on converting digits to an int
 
@@ -65,7 +65,10 @@ def non_finite(value: Any) -> tuple[str, str] | None:
         if isinstance(item, float) and not math.isfinite(item):
             if isinstance(item, TooLarge):
                 return where, f"integer of more than {MAX_INT_DIGITS} digits"
-            return where, "not a finite number (NaN, Infinity and out-of-range numbers are not JSON)"
+            return (
+                where,
+                "not a finite number (NaN, Infinity and out-of-range numbers are not JSON)",
+            )
         if isinstance(item, dict):
             stack.extend(
                 (f"{where}.{k}" if where else str(k), v) for k, v in reversed(item.items())
@@ -73,6 +76,48 @@ def non_finite(value: Any) -> tuple[str, str] | None:
         elif isinstance(item, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
     return None
+
+
+def check_regular(path: Path) -> None:
+    """InputError unless ``path`` is a regular file: a FIFO or a device would be read
+    until it ends (maybe never), a directory cannot be."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as err:
+        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+    if not stat.S_ISREG(mode):
+        what = f"cannot read file: {_file_kind(mode)}, not a regular file"
+        raise InputError(str(path), None, None, what)
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def finite_only(value: Any) -> Any:
+    """``value`` with every NaN, Infinity and oversized integer replaced by null, in
+    place (iteratively: it may be nested 1024 deep). For the parts of a whole-file
+    document kept to write it back: the records holding them were not imported, and
+    what is written back must be standard JSON."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        pairs = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, child in list(pairs):
+            if isinstance(child, float) and not math.isfinite(child):
+                item[key] = None
+            elif isinstance(child, (dict, list)):
+                stack.append(child)
+    return value
 
 
 def read_text(path: Path) -> str:

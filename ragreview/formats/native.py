@@ -29,7 +29,7 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
     seen: dict[str, int] = {}
-    for number, _line, obj in iter_lines(path, text):
+    for number, _line, obj in iter_lines(path, text):  # NaN: null (see test_native)
         if isinstance(obj, InputError):
             yield obj
             continue

@@ -33,6 +33,7 @@ from .base import ExportRecord
 from .common import (
     Draft,
     changed,
+    document_drafts,
     expect,
     finish,
     finite,
@@ -43,7 +44,7 @@ from .common import (
     loads_source,
     write_lines,
 )
-from .jsonio import is_json_lines, load_document, parse_json, read_text
+from .jsonio import Locator, is_json_lines, load_document, parse_json, read_text
 from .scores import record_values
 
 NAME = "ragas"
@@ -106,10 +107,12 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
         shape = layout(path, text)
     except InputError as err:
         return iter([err])
+    locator = Locator(text)
     if shape == "annotations":
-        return ragas_annotations.read(path, load_document(path, text))
+        return ragas_annotations.read(path, load_document(path, text), locator)
     if shape == "array":
-        return finish(path, _array_drafts(path, load_document(path, text)))
+        drafts = _array_drafts(path, load_document(path, text), locator)
+        return finish(path, drafts, locator=locator)
     return finish(path, _line_drafts(path, text))
 
 
@@ -117,14 +120,11 @@ def _line_drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
     return line_drafts(path, text, draft)
 
 
-def _array_drafts(path: Path, rows: list[Any]) -> Iterator[Draft | InputError]:
-    for number, row in enumerate(rows, start=1):
-        try:
-            yield draft(row, number, number, json.dumps(row, ensure_ascii=False))
-        except RecordError as err:
-            yield InputError(
-                str(path), None, f"[{number - 1}].{err.field}".rstrip("."), err.message
-            )
+def _array_drafts(path: Path, rows: list[Any], locator: Locator) -> Iterator[Draft | InputError]:
+    def make(row: Any, number: int, _where: str) -> Draft:
+        return draft(row, number, number, json.dumps(row, ensure_ascii=False))
+
+    return document_drafts(path, ((f"[{i}]", row) for i, row in enumerate(rows)), make, locator)
 
 
 def _pick(row: Mapping[str, Any], *names: str) -> str | None:
