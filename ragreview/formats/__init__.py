@@ -49,7 +49,15 @@ def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
             pass
         else:
             return _leading_objects(path, None), None
-    text = read_text(path)
+    try:
+        text = read_text(path)
+    except InputError as err:
+        # Not UTF-8 as a whole, so no JSON document: JSON Lines whose first line is
+        # broken, with a line that is not UTF-8 (each is its record's error).
+        found = _leading_objects(path, None) if err.message.startswith("not UTF-8") else []
+        if found:
+            return found, None
+        raise
     return _candidates(path, text), (None if _is_lines(path, text) else text)
 
 
@@ -73,7 +81,8 @@ def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
         # Not one JSON document either: JSON Lines whose first line is broken. Detect
         # from the good lines so the other records still import and the bad line is
         # reported where it is (not as a whole-file error at a wrong line).
-        found = _leading_objects(path, text)
+        # (a pretty-printed document's "{}" lines are no records: they do not count)
+        found = [obj for obj in _leading_objects(path, text) if obj]
         if found:
             return found
         raise

@@ -303,9 +303,14 @@ def _count_ids(lines: Iterable[Start]) -> Counter[str] | None:
                 return None  # a line that does not start with the id
             continue
         token = found.group(1)
+        # An id that is no JSON string (a raw control character) or no integer a line can
+        # hold (too long) is left out: its line is an error anyway.
         if token.startswith(b'"'):
-            counts[str(orjson.loads(token))] += 1
-        elif len(token) <= 20:  # (a longer one is no integer the line can hold: an error)
+            try:
+                counts[str(orjson.loads(token))] += 1
+            except orjson.JSONDecodeError:
+                continue
+        elif len(token) <= 20:
             counts[str(int(token))] += 1
     return counts
 

@@ -57,11 +57,13 @@ TOO_DEEP = "nested more than 1024 levels deep"
 
 
 def non_finite(value: Any) -> tuple[str, str] | None:
-    """(JSON path, reason) of the first NaN, Infinity or oversized integer in ``value``
-    (only the standard library's parse can produce them: orjson rejects them)."""
+    """(JSON path, reason) of the first NaN, Infinity, oversized integer or part nested
+    too deep in ``value`` (only the fallback parse produces them: orjson rejects them)."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
+        if isinstance(item, str) and item == TOO_DEEP_MARK:
+            return _short(where), TOO_DEEP
         if isinstance(item, float) and not math.isfinite(item):
             if isinstance(item, TooLarge):
                 return where, f"integer of more than {MAX_INT_DIGITS} digits"
@@ -113,11 +115,17 @@ def finite_only(value: Any) -> Any:
         item = stack.pop()
         pairs = item.items() if isinstance(item, dict) else enumerate(item)
         for key, child in list(pairs):
-            if isinstance(child, float) and not math.isfinite(child):
+            if isinstance(child, float) and not math.isfinite(child) or child == TOO_DEEP_MARK:
                 item[key] = None
             elif isinstance(child, (dict, list)):
                 stack.append(child)
     return value
+
+
+def _short(where: str) -> str:
+    """A JSON path cut after a few levels (the part nested too deep is all ``[0]``)."""
+    parts = re.findall(r"\[\d+\]|\.?[^.\[]+", where)
+    return where if len(parts) <= 8 else "".join(parts[:8]) + "…"
 
 
 def read_text(path: Path) -> str:
@@ -128,7 +136,8 @@ def read_text(path: Path) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise InputError(str(path), None, None, f"not UTF-8 text (byte {err.start})") from None
+        line = data.count(b"\n", 0, err.start) + 1
+        raise InputError(str(path), line, None, f"not UTF-8 text (byte {err.start})") from None
     if not text.strip():
         raise InputError(str(path), None, None, "file is empty")
     return text
@@ -152,10 +161,12 @@ def is_json_lines(text: str) -> bool:
 
 
 def first_line(path: Path) -> str | None:
-    """The file's first non-empty line (None when there is none), read without
-    loading the whole file."""
+    """The file's first non-empty line that is text (None when there is none), read
+    without loading the whole file. (A line that is not UTF-8 is that record's error:
+    the lines after it still tell the format.)"""
     for _number, line in _file_lines(path):
-        return line if isinstance(line, str) else None
+        if isinstance(line, str):
+            return line
     return None
 
 
@@ -285,22 +296,40 @@ def load_document(path: Path, text: str | None = None) -> Any:
     try:
         return parse_json(text)
     except ValueError as err:
+        if str(err) == TOO_DEEP:  # one record's value: the others must still import
+            try:
+                return parse_json(_cut_deep(text))
+            except ValueError as again:
+                err = again
         line = getattr(err, "lineno", None)
-        if line is None and str(err) == TOO_DEEP:
-            line = _deepest_line(text)
         raise InputError(str(path), line, None, f"invalid JSON ({_reason(err)})") from None
 
 
-def _deepest_line(text: str) -> int | None:
-    """The line where nesting first passes 1024 levels (for the error message)."""
-    depth = 0
+DEEP_LIMIT = 256  # levels kept of a document nested too deep for the parser
+TOO_DEEP_MARK = "\0ragreview: nested too deep\0"  # (no JSON text can hold a raw NUL)
+
+
+def _cut_deep(text: str) -> str:
+    """``text`` with every container nested deeper than ``DEEP_LIMIT`` replaced by the
+    string ``TOO_DEEP_MARK`` (``non_finite`` reports it), its newlines kept after it so
+    lines stay where they were."""
+    parts: list[str] = []
+    depth, done, cut_at = 0, 0, -1
     for match in _TOKEN.finditer(text):
         char = match.group()[0]
-        depth += char in "[{"
-        depth -= char in "]}"
-        if depth > 1024:
-            return text.count("\n", 0, match.start()) + 1
-    return None
+        if char in "[{":
+            depth += 1
+            if depth == DEEP_LIMIT + 1:
+                cut_at = match.start()
+        elif char in "]}":
+            if depth == DEEP_LIMIT + 1 and cut_at >= 0:
+                parts.append(text[done:cut_at])
+                parts.append(json.dumps(TOO_DEEP_MARK))
+                parts.append("\n" * text.count("\n", cut_at, match.end()))
+                done, cut_at = match.end(), -1
+            depth -= 1
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 # Strings and structural characters: enough to follow a JSON path through the text.
