@@ -54,6 +54,20 @@ def parse_json(text: str | bytes) -> Any:
 
 
 TOO_DEEP = "nested more than 1024 levels deep"
+STORED_DEPTH = 255  # levels a value kept as it is (ragreview's own format) may have
+
+
+def too_deep_to_store(line: str, value: Any) -> bool:
+    """True when ``value`` (parsed from ``line``) is nested deeper than ``STORED_DEPTH``:
+    orjson cannot write it, and the standard library's writer would recurse until it
+    crashes. Costs a string count unless the line has that many brackets at all."""
+    if line.count("[") + line.count("{") <= STORED_DEPTH:
+        return False
+    try:
+        orjson.dumps(value)
+    except TypeError as err:
+        return "recursion" in str(err).lower()
+    return False
 
 
 def non_finite(value: Any) -> tuple[str, str] | None:

@@ -267,3 +267,16 @@ def test_a_forced_format_that_does_not_fit_is_an_error(tmp_path, source, fmt) ->
 def test_a_forced_format_that_fits_still_imports(tmp_path: Path) -> None:
     result = run("import", RGB, "--db", tmp_path / "x.db", "--format", "rgb")
     assert result.exit_code == 0 and "3 new" in result.stderr
+
+
+def test_native_value_too_deep_to_store_is_its_records_error(tmp_path: Path) -> None:
+    """ragreview's own format keeps unknown fields as they are: one nested deeper than
+    can be written back is refused (it parses: orjson reads 1024 levels)."""
+    path = tmp_path / "native.jsonl"
+    deep = "[" * 1000 + "]" * 1000
+    path.write_text(f'{{"id": "a"}}\n{{"id": "b", "extra": {deep}}}\n{{"id": "c"}}\n')
+    result = run("import", path, "--db", tmp_path / "x.db")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert errors_of(result) == [f"error: {path}:2: nested more than 255 levels deep"]
+    assert stored_ids(tmp_path / "x.db") == ["a", "c"]
+    assert run("export", tmp_path / "x.db", "--out", tmp_path / "out.jsonl").exit_code == 0
