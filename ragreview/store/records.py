@@ -47,6 +47,9 @@ class ImportSummary:
     updated: int = 0
     stale: int = 0
     unchanged: int = 0
+    # (id, first position, position) of records not stored because their id had come
+    # earlier in the same import: the first is kept, never silently overwritten
+    repeated: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def total(self) -> int:
