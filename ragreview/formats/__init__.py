@@ -11,6 +11,7 @@ from ..core.errors import InputError
 from ..core.record import ImportItem
 from . import factscore, mtrag, native, ragas, ragbench, rgb, safe
 from .jsonio import (
+    array_document,
     check_regular,
     first_line,
     is_json_lines,
@@ -44,11 +45,12 @@ def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
         read_text(path)  # raises the right error (empty, unreadable, not UTF-8)
     else:
         try:
-            parse_json(head)
+            value = parse_json(head)
         except ValueError:
             pass
         else:
-            return _leading_objects(path, None), None
+            if not isinstance(value, list):  # (a list may be a one-line JSON array)
+                return _leading_objects(path, None), None
     try:
         text = read_text(path)
     except InputError as err:
@@ -62,6 +64,8 @@ def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
 
 
 def _is_lines(path: Path, text: str) -> bool:
+    if array_document(path, text) is not None:
+        return False
     if is_json_lines(text):
         return True
     try:
@@ -73,6 +77,9 @@ def _is_lines(path: Path, text: str) -> bool:
 
 def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
     """The first few records (objects) of the file, for detection."""
+    records = array_document(path, text)
+    if records is not None:
+        return [obj for obj in records[:SNIFF_RECORDS] if isinstance(obj, dict)]
     if is_json_lines(text):
         return _leading_objects(path, text)
     try:

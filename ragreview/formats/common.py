@@ -26,7 +26,7 @@ from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
-from .jsonio import TOO_DEEP, Locator, iter_lines, non_finite
+from .jsonio import TOO_DEEP, Locator, array_document, iter_lines, non_finite
 
 
 @dataclass
@@ -71,11 +71,8 @@ def finish(
     """
     if ids is None:
         pending = list(drafts)
-        ids = Counter(
-            _id_text(d.source_id)
-            for d in pending
-            if isinstance(d, Draft) and _id_text(d.source_id) is not None
-        )
+        texts = (_id_text(d.source_id) for d in pending if isinstance(d, Draft))
+        ids = Counter(t for t in texts if t is not None)
         drafts = pending
     first_seen: dict[str, tuple[int | None, str]] = {}  # repeated id -> (line, stored id)
 
@@ -153,7 +150,13 @@ def line_drafts(
 ) -> Iterator[Draft | InputError]:
     """``draft(obj, line number, record number, raw line)`` for each JSON line; a line that
     is not JSON, holds NaN or Infinity (unless ``nan``), or makes ``draft`` fail becomes
-    an error at that line."""
+    an error at that line. A file that is one JSON array is read as its elements (each
+    one's JSON text its "line", the line it starts on its line number)."""
+    records = None if text is None else array_document(path, text)
+    if records is not None:
+        assert text is not None
+        yield from _array_drafts(path, text, records, draft, nan)
+        return
     number = 0
     for line_no, line, obj in iter_lines(path, text, nan):
         number += 1
@@ -165,6 +168,28 @@ def line_drafts(
         except Exception as err:  # noqa: BLE001 (see ``unexpected``)
             rec_err = err if isinstance(err, RecordError) else unexpected(err)
             yield InputError(str(path), line_no, rec_err.field or None, rec_err.message)
+
+
+def _array_drafts(
+    path: Path,
+    text: str,
+    records: list[Any],
+    draft: Callable[[Any, int, int, str], Draft],
+    nan: bool,
+) -> Iterator[Draft | InputError]:
+    locator = Locator(text)
+    for number, value in enumerate(records, start=1):
+        where = f"[{number - 1}]"
+        try:
+            found = None if nan else non_finite(value)
+            if found is not None:
+                raise RecordError(found[0], found[1])
+            source = json.dumps(value, ensure_ascii=False)
+            yield draft(value, locator.line(where) or 1, number, source)
+        except Exception as err:  # noqa: BLE001 (see ``unexpected``)
+            rec_err = err if isinstance(err, RecordError) else unexpected(err)
+            full = _join(where, rec_err.field)
+            yield InputError(str(path), locator.line(full), full, rec_err.message)
 
 
 def document_drafts(

@@ -319,6 +319,18 @@ def load_document(path: Path, text: str | None = None) -> Any:
         raise InputError(str(path), line, None, f"invalid JSON ({_reason(err)})") from None
 
 
+def array_document(path: Path, text: str) -> list[Any] | None:
+    """The file's records when it is one JSON array (pretty-printed or on one line),
+    else None."""
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        document = load_document(path, text)
+    except InputError:
+        return None
+    return document if isinstance(document, list) else None
+
+
 DEEP_LIMIT = 256  # levels kept of a document nested too deep for the parser
 TOO_DEEP_MARK = "\0ragreview: nested too deep\0"  # (no JSON text can hold a raw NUL)
 

@@ -280,3 +280,21 @@ def test_native_value_too_deep_to_store_is_its_records_error(tmp_path: Path) -> 
     assert errors_of(result) == [f"error: {path}:2: nested more than 255 levels deep"]
     assert stored_ids(tmp_path / "x.db") == ["a", "c"]
     assert run("export", tmp_path / "x.db", "--out", tmp_path / "out.jsonl").exit_code == 0
+
+
+@pytest.mark.parametrize("indent", [2, None], ids=["pretty", "one line"])
+def test_rgb_json_array_errors_name_their_line(tmp_path: Path, indent: int | None) -> None:
+    """A line-per-record format written as one JSON array reads as its elements, and a
+    bad element is located by line like any whole-file record."""
+    rows = rgb_rows()
+    rows[1]["positive"] = "@@"
+    rows[1].pop("docs")
+    text = json.dumps(rows, indent=indent)
+    line = text[: text.index('"@@"')].count("\n") + 1
+    path = tmp_path / RGB.name
+    path.write_text(text.replace('"@@"', "NaN"))
+    result = run("import", path, "--db", tmp_path / "x.db")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    (error,) = errors_of(result)
+    assert error.startswith(f"error: {path}:{line}: [1].positive: not a finite number"), error
+    assert stored_ids(tmp_path / "x.db") == ["0", "2"]
