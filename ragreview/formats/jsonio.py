@@ -449,7 +449,8 @@ def _column(err: ValueError) -> str:
 
 def _reason(err: ValueError) -> str:
     msg = getattr(err, "msg", None) or str(err)
-    return msg.split(":")[0] if isinstance(msg, str) else str(err)
+    reason = msg.split(":")[0] if isinstance(msg, str) else str(err)
+    return reason.removesuffix(" at")  # ("Unterminated string starting at": the column follows)
 
 
 def dumps_line(obj: Any) -> str:

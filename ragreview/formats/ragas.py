@@ -44,7 +44,7 @@ from .common import (
     loads_source,
     write_lines,
 )
-from .jsonio import Locator, is_json_lines, load_document, parse_json, read_text
+from .jsonio import Locator, array_document, load_document, read_text
 from .scores import record_values
 
 NAME = "ragas"
@@ -75,15 +75,14 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 def layout(path: Path, text: str) -> str:
     """'lines' (JSON Lines rows), 'array' (a JSON array of rows) or 'annotations'."""
-    if is_json_lines(text):
-        first = parse_json(next(line for line in text.splitlines() if line.strip()))
-        if isinstance(first, dict) and not ragas_annotations.sniff(first):
-            return "lines"
-    doc = load_document(path, text)
-    if isinstance(doc, list):
+    if array_document(path, text) is not None:
         return "array"
-    if isinstance(doc, dict) and ragas_annotations.sniff(doc):
-        return "annotations"
+    try:
+        doc = load_document(path, text)
+    except InputError:  # not one document: JSON Lines (a broken line is its own error)
+        return "lines"
+    if isinstance(doc, dict):
+        return "annotations" if ragas_annotations.sniff(doc) else "lines"
     raise InputError(str(path), 1, None, "expected ragas rows or a MetricAnnotation export")
 
 

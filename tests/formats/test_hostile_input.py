@@ -298,3 +298,15 @@ def test_rgb_json_array_errors_name_their_line(tmp_path: Path, indent: int | Non
     (error,) = errors_of(result)
     assert error.startswith(f"error: {path}:{line}: [1].positive: not a finite number"), error
     assert stored_ids(tmp_path / "x.db") == ["0", "2"]
+
+
+def test_ragas_lines_with_a_broken_first_line_import_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    good = {"user_input": "q2", "response": "a.", "retrieved_contexts": ["c."]}
+    path.write_text('{"user_input": "q1", "respo\n' + json.dumps(good) + "\n")
+    result = run("import", path, "--db", tmp_path / "x.db")
+    assert result.exit_code == 1
+    assert errors_of(result) == [
+        f"error: {path}:1: invalid JSON (Unterminated string starting at column 22)"
+    ]
+    assert stored_ids(tmp_path / "x.db") == ["2"]
