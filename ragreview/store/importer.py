@@ -220,10 +220,10 @@ def import_records(
                 prep, item = entry, None
             else:
                 prep, item = prepare(entry, settings), entry
-            first = stored.setdefault(prep.id, prep.position)
-            if first != prep.position:
-                summary.repeated.append((prep.id, first, prep.position))
+            if prep.id in stored:
+                summary.repeated.append((prep.id, stored[prep.id], prep.position))
                 continue
+            stored[prep.id] = prep.position
             # hashed here, not in prepare: the worker process is the busier one
             digest = content_hash(prep.data, prep.source)
             known = existing.get(prep.id)
