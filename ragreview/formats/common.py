@@ -26,7 +26,9 @@ from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
-from .jsonio import TOO_DEEP, Locator, array_document, iter_lines, non_finite
+from .json_limits import TOO_DEEP, non_finite
+from .jsonio import array_document, iter_lines
+from .locator import Locator
 
 
 @dataclass

@@ -2,19 +2,13 @@
 
 Benchmarks write ``NaN`` (MT-RAG via pandas) which strict parsers reject: orjson is
 tried first for speed, then the standard library, which accepts it. Whether a record
-may hold NaN or Infinity is the reader's call (``nan``): only MT-RAG's do.
-
-Hostile input is bounded, not trusted: a value nested deeper than orjson's limit
-(1024) or an integer of more than ``MAX_INT_DIGITS`` digits is an error at its line,
-never a ``RecursionError`` or ``ValueError`` from deep inside a parser.
+may hold NaN or Infinity is the reader's call (``nan``): only MT-RAG's do. Hostile
+input is bounded, not trusted (``json_limits``).
 """
 
 from __future__ import annotations
 
-import bisect
 import json
-import math
-import re
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,19 +19,7 @@ from typing import Any
 import orjson
 
 from ..core.errors import InputError
-
-MAX_INT_DIGITS = 4300  # Python's own limit on converting digits to an int
-
-
-class TooLarge(float):
-    """An integer literal of more than ``MAX_INT_DIGITS`` digits, parsed as infinity so
-    the document still parses and the record holding it is the one reported."""
-
-
-def _big_int(digits: str) -> int | float:
-    if len(digits) - digits.startswith("-") > MAX_INT_DIGITS:
-        return TooLarge("-inf" if digits.startswith("-") else "inf")
-    return int(digits)
+from .json_limits import TOO_DEEP, big_int, cut_deep, non_finite
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -48,50 +30,9 @@ def parse_json(text: str | bytes) -> Any:
         if str(err).startswith(("depth limit", "recursion limit")):
             raise ValueError(TOO_DEEP) from None  # json would recurse until it crashes
     try:
-        return json.loads(text, parse_int=_big_int)
+        return json.loads(text, parse_int=big_int)
     except RecursionError:
         raise ValueError(TOO_DEEP) from None
-
-
-TOO_DEEP = "nested more than 1024 levels deep"
-STORED_DEPTH = 255  # levels a value kept as it is (ragreview's own format) may have
-
-
-def too_deep_to_store(line: str, value: Any) -> bool:
-    """True when ``value`` (parsed from ``line``) is nested deeper than ``STORED_DEPTH``:
-    orjson cannot write it, and the standard library's writer would recurse until it
-    crashes. Costs a string count unless the line has that many brackets at all."""
-    if line.count("[") + line.count("{") <= STORED_DEPTH:
-        return False
-    try:
-        orjson.dumps(value)
-    except TypeError as err:
-        return "recursion" in str(err).lower()
-    return False
-
-
-def non_finite(value: Any) -> tuple[str, str] | None:
-    """(JSON path, reason) of the first NaN, Infinity, oversized integer or part nested
-    too deep in ``value`` (only the fallback parse produces them: orjson rejects them)."""
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        where, item = stack.pop()
-        if isinstance(item, str) and item == TOO_DEEP_MARK:
-            return _short(where), TOO_DEEP
-        if isinstance(item, float) and not math.isfinite(item):
-            if isinstance(item, TooLarge):
-                return where, f"integer of more than {MAX_INT_DIGITS} digits"
-            return (
-                where,
-                "not a finite number (NaN, Infinity and out-of-range numbers are not JSON)",
-            )
-        if isinstance(item, dict):
-            stack.extend(
-                (f"{where}.{k}" if where else str(k), v) for k, v in reversed(item.items())
-            )
-        elif isinstance(item, list):
-            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
-    return None
 
 
 def check_regular(path: Path) -> None:
@@ -117,29 +58,6 @@ def _file_kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a file"
-
-
-def finite_only(value: Any) -> Any:
-    """``value`` with every NaN, Infinity and oversized integer replaced by null, in
-    place (iteratively: it may be nested 1024 deep). For the parts of a whole-file
-    document kept to write it back: the records holding them were not imported, and
-    what is written back must be standard JSON."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        pairs = item.items() if isinstance(item, dict) else enumerate(item)
-        for key, child in list(pairs):
-            if isinstance(child, float) and not math.isfinite(child) or child == TOO_DEEP_MARK:
-                item[key] = None
-            elif isinstance(child, (dict, list)):
-                stack.append(child)
-    return value
-
-
-def _short(where: str) -> str:
-    """A JSON path cut after a few levels (the part nested too deep is all ``[0]``)."""
-    parts = re.findall(r"\[\d+\]|\.?[^.\[]+", where)
-    return where if len(parts) <= 8 else "".join(parts[:8]) + "…"
 
 
 def read_text(path: Path) -> str:
@@ -312,7 +230,7 @@ def load_document(path: Path, text: str | None = None) -> Any:
     except ValueError as err:
         if str(err) == TOO_DEEP:  # one record's value: the others must still import
             try:
-                return parse_json(_cut_deep(text))
+                return parse_json(cut_deep(text))
             except ValueError as again:
                 err = again
         line = getattr(err, "lineno", None)
@@ -329,117 +247,6 @@ def array_document(path: Path, text: str) -> list[Any] | None:
     except InputError:
         return None
     return document if isinstance(document, list) else None
-
-
-DEEP_LIMIT = 256  # levels kept of a document nested too deep for the parser
-TOO_DEEP_MARK = "\0ragreview: nested too deep\0"  # (no JSON text can hold a raw NUL)
-
-
-def _cut_deep(text: str) -> str:
-    """``text`` with every container nested deeper than ``DEEP_LIMIT`` replaced by the
-    string ``TOO_DEEP_MARK`` (``non_finite`` reports it), its newlines kept after it so
-    lines stay where they were."""
-    parts: list[str] = []
-    depth, done, cut_at = 0, 0, -1
-    for match in _TOKEN.finditer(text):
-        char = match.group()[0]
-        if char in "[{":
-            depth += 1
-            if depth == DEEP_LIMIT + 1:
-                cut_at = match.start()
-        elif char in "]}":
-            if depth == DEEP_LIMIT + 1 and cut_at >= 0:
-                parts.append(text[done:cut_at])
-                parts.append(json.dumps(TOO_DEEP_MARK))
-                parts.append("\n" * text.count("\n", cut_at, match.end()))
-                done, cut_at = match.end(), -1
-            depth -= 1
-    parts.append(text[done:])
-    return "".join(parts)
-
-
-# Strings and structural characters: enough to follow a JSON path through the text.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
-_PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
-
-
-def split_path(field: str) -> list[str | int]:
-    """``a[2].b`` -> ``["a", 2, "b"]``."""
-    return [int(i) if i else key for i, key in _PATH_PART.findall(field)]
-
-
-class Locator:
-    """Line numbers of the values of a whole-file JSON document, by JSON path, so a
-    record's error in a pretty-printed file names a line as JSON Lines errors do.
-    The text is scanned once, on the first question (only files with errors pay)."""
-
-    MAX_DEPTH = 8  # deep enough for a SAFE statement's annotation
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._starts: dict[tuple[str | int, ...], int] | None = None
-        self._newlines: list[int] = []
-
-    def line(self, field: str | None) -> int | None:
-        """The line of the value at ``field`` (or of its deepest part that exists)."""
-        starts = self._index()
-        parts = tuple(split_path(field or ""))
-        for end in range(len(parts), -1, -1):
-            offset = starts.get(parts[:end])
-            if offset is not None:
-                return bisect.bisect_left(self._newlines, offset) + 1
-        return None
-
-    def _index(self) -> dict[tuple[str | int, ...], int]:
-        if self._starts is not None:
-            return self._starts
-        text = self._text
-        self._newlines = [m.start() for m in re.finditer("\n", text)]
-        starts: dict[tuple[str | int, ...], int] = {}
-        path: list[str | int] = []  # the current value's path
-        kinds: list[str] = []  # "[" or "{" per open container
-        key: str | None = None
-        first = re.search(r"\S", text)
-        starts[()] = first.start() if first else 0
-
-        def begin(at: int) -> None:
-            if len(path) <= self.MAX_DEPTH:
-                value = re.compile(r"\s*").match(text, at)
-                starts.setdefault(tuple(path), value.end() if value else at)
-
-        for match in _TOKEN.finditer(text):
-            tok = match.group()
-            char = tok[0]
-            if char == '"':
-                if kinds and kinds[-1] == "{" and key is None:
-                    try:
-                        key = json.loads(tok)
-                    except ValueError:
-                        key = tok
-            elif char == ":" and key is not None:
-                path.append(key)
-                key = None
-                begin(match.end())
-            elif char == "[":
-                kinds.append("[")
-                path.append(0)
-                begin(match.end())
-            elif char == "{":
-                kinds.append("{")
-                key = None
-            elif char == ",":
-                if kinds and kinds[-1] == "[":
-                    path[-1] = int(path[-1]) + 1
-                    begin(match.end())
-                elif kinds and path and kinds[-1] == "{":
-                    path.pop()
-                    key = None
-            elif char in "]}" and kinds:
-                opened = kinds.pop()
-                if opened == "[" or (path and len(path) > len(kinds)):
-                    path.pop()
-        self._starts = starts
-        return starts
 
 
 def _column(err: ValueError) -> str:

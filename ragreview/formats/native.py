@@ -11,7 +11,8 @@ from ..core.labels import check_layer
 from ..core.record import ImportItem, parse_record
 from .base import ExportRecord
 from .common import unexpected
-from .jsonio import STORED_DEPTH, dumps_line, iter_lines, too_deep_to_store
+from .json_limits import STORED_DEPTH, too_deep_to_store
+from .jsonio import dumps_line, iter_lines
 
 NAME = "ragreview"
 

@@ -44,7 +44,8 @@ from .common import (
     loads_source,
     write_lines,
 )
-from .jsonio import Locator, array_document, load_document, read_text
+from .jsonio import array_document, load_document, read_text
+from .locator import Locator
 from .scores import record_values
 
 NAME = "ragas"

@@ -22,7 +22,8 @@ from ..core.labels import effective
 from ..core.record import ImportItem, parse_record
 from .base import ExportRecord
 from .common import finite, kind, loads_source, unexpected
-from .jsonio import Locator, non_finite
+from .json_limits import non_finite
+from .locator import Locator
 
 LABEL = "verdict"
 

@@ -24,7 +24,9 @@ from ..core.labels import effective
 from ..core.record import ImportItem
 from .base import ExportRecord
 from .common import Draft, changed, document_drafts, finish, finite, keyed_response, kind
-from .jsonio import Locator, finite_only, load_document, non_finite, read_text
+from .json_limits import finite_only, non_finite
+from .jsonio import load_document, read_text
+from .locator import Locator
 from .scores import record_values
 
 NAME = "safe"
