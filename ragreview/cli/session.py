@@ -82,7 +82,7 @@ def store_stream(
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
     for rid, first, again in summary.repeated:
-        message = f"id {rid!r} repeats (first at {first}): not imported"
+        message = f"{rid!r} repeats (first on line {first}): not imported"
         errors.append(InputError(str(path), again, "id", message))
     return summary, errors
 

@@ -111,7 +111,7 @@ def finish(
                     str(path),
                     line(draft),
                     _join(draft.where or "", draft.id_field),
-                    f"id {sid!r} repeats (first on line {first_line}): stored by record "
+                    f"{sid!r} repeats (first on line {first_line}): stored by record "
                     f"number, that one as {first_rid!r} and this one as {rid!r}",
                 )
             else:

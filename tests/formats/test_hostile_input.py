@@ -184,7 +184,7 @@ def test_repeated_rgb_ids_lose_no_record(tmp_path: Path) -> None:
     assert "3 new, 0 changed" in result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == [
-        f"warning: {path}:3: id: id '2' repeats (first on line 1): stored by record number, "
+        f"warning: {path}:3: id: '2' repeats (first on line 1): stored by record number, "
         "that one as '#1' and this one as '3'"
     ]
     assert stored_ids(tmp_path / "x.db") == ["#1", "1", "3"]
