@@ -33,7 +33,7 @@ from .locator import Locator
 
 @dataclass
 class Draft:
-    position: int  # line number (JSON Lines) or 1-based record number (whole files)
+    position: int  # line number (JSON Lines; arrays: where it starts) or record number
     number: int  # 1-based record number in the file, the fallback id
     data: dict[str, Any]  # canonical record without id, labels and source
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)
