@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..core.errors import InputError, RagreviewError
+from ..formats.jsonio import check_regular
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -45,6 +46,11 @@ class Target:
 
 def resolve(path: str, db: str | None = None, dataset: str | None = None) -> Target:
     p = Path(path)
+    if p.exists() and not p.is_file():  # refused before anything opens it: a FIFO would
+        try:  # block the open itself until something writes to it
+            check_regular(p)
+        except InputError as err:
+            raise click.ClickException(str(err)) from None
     if is_database(p):
         if not p.exists():
             raise click.ClickException(f"{p}: no such database")

@@ -44,11 +44,15 @@ def store_stream(
     stream: Iterable[ImportItem | Prepared | InputError],
     mapping: dict[str, str] | None = None,
 ) -> tuple[ImportSummary, list[InputError]]:
-    """``importing.store`` with progress bars."""
+    """``importing.store`` with progress bars; its warnings are shown once the bars are
+    gone."""
     with file_progress("reading", path) as (on_bytes, on_records):
-        return importing.store(
+        summary, errors = importing.store(
             db, path, dataset, fmt, stream, mapping, on_bytes=on_bytes, on_records=on_records
         )
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return summary, errors
 
 
 def import_file(

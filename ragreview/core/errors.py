@@ -33,3 +33,8 @@ class InputError(RagreviewError):
 
     def __reduce__(self) -> tuple:  # pickled by the import worker process
         return type(self), (self.path, self.line, self.field, self.message)
+
+
+class InputWarning(InputError):
+    """Something in an input file the user must hear about, although every record in it
+    was imported (an id that repeats: the records are stored by their numbers)."""

@@ -21,7 +21,16 @@ from . import (
     rgb,
     safe,
 )
-from .jsonio import first_line, is_json_lines, iter_lines, load_document, parse_json, read_text
+from .jsonio import (
+    array_document,
+    check_regular,
+    first_line,
+    is_json_lines,
+    iter_lines,
+    load_document,
+    parse_json,
+    read_text,
+)
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
@@ -48,16 +57,27 @@ def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
         read_text(path)  # raises the right error (empty, unreadable, not UTF-8)
     else:
         try:
-            parse_json(head)
+            value = parse_json(head)
         except ValueError:
             pass
         else:
-            return _leading_objects(path, None), None
-    text = read_text(path)
+            if not isinstance(value, list):  # (a list may be a one-line JSON array)
+                return _leading_objects(path, None), None
+    try:
+        text = read_text(path)
+    except InputError as err:
+        # Not UTF-8 as a whole, so no JSON document: JSON Lines whose first line is
+        # broken, with a line that is not UTF-8 (each is its record's error).
+        found = _leading_objects(path, None) if err.message.startswith("not UTF-8") else []
+        if found:
+            return found, None
+        raise
     return _candidates(path, text), (None if _is_lines(path, text) else text)
 
 
 def _is_lines(path: Path, text: str) -> bool:
+    if array_document(path, text) is not None:
+        return False
     if is_json_lines(text):
         return True
     try:
@@ -69,6 +89,9 @@ def _is_lines(path: Path, text: str) -> bool:
 
 def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
     """The first few records (objects) of the file, for detection."""
+    records = array_document(path, text)
+    if records is not None:
+        return [obj for obj in records[:SNIFF_RECORDS] if isinstance(obj, dict)]
     if is_json_lines(text):
         return _leading_objects(path, text)
     try:
@@ -77,7 +100,8 @@ def _candidates(path: Path, text: str) -> list[dict[str, Any]]:
         # Not one JSON document either: JSON Lines whose first line is broken. Detect
         # from the good lines so the other records still import and the bad line is
         # reported where it is (not as a whole-file error at a wrong line).
-        found = _leading_objects(path, text)
+        # (a pretty-printed document's "{}" lines are no records: they do not count)
+        found = [obj for obj in _leading_objects(path, text) if obj]
         if found:
             return found
         raise
@@ -113,6 +137,8 @@ def detect(path: Path, text: str | None = None) -> str:
     Several records are looked at, not only the first, so that one broken or
     incomplete leading record does not make the whole file unreadable.
     """
+    if text is None:
+        check_regular(path)
     candidates = _head(path)[0] if text is None else _candidates(path, text)
     return _detect(path, candidates)
 
@@ -129,10 +155,34 @@ def read(
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
         )
+    check_regular(path)
     candidates, text = _head(path)
     if fmt is None:
         fmt = _detect(path, candidates)
+    else:
+        _check_forced(path, fmt, candidates)
     return fmt, REGISTRY[fmt].read(path, text)
+
+
+def _check_forced(path: Path, fmt: str, candidates: list[dict[str, Any]]) -> None:
+    """A format given with ``--format`` must fit the file: forced onto records that have
+    none of its fields, it would import them with no labels at all. It fits when one of
+    the first records has its markers (or, for ours, when detection would choose it)."""
+    if any(REGISTRY[fmt].sniff(obj) for obj in candidates):
+        return
+    try:
+        detected = _detect(path, candidates)
+    except InputError:
+        detected = None
+    if detected == fmt or not candidates:  # (no record to judge by: the reader reports)
+        return
+    looks = f"; it looks like {detected}" if detected else ""
+    raise InputError(  # (at line 1, as detection's own error)
+        str(path),
+        1,
+        None,
+        f"no record has the fields of the {fmt} format{looks} (see docs/formats.md)",
+    )
 
 
 def adapter(fmt: str) -> ModuleType:

@@ -21,23 +21,35 @@ from typing import Any, TextIO
 
 import orjson
 
-from ..core.errors import InputError, RecordError
+from ..core.errors import InputError, InputWarning, RecordError
 from ..core.labels import CATALOGUE, check_label, check_layer, effective
 from ..core.record import ImportItem, Record, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
-from .jsonio import iter_lines
+from .json_limits import TOO_DEEP, non_finite
+from .jsonio import array_document, iter_lines
+from .locator import Locator
 
 
 @dataclass
 class Draft:
-    position: int  # line number (JSON Lines) or 1-based record number (whole files)
+    position: int  # line number (JSON Lines; arrays: where it starts) or record number
     number: int  # 1-based record number in the file, the fallback id
     data: dict[str, Any]  # canonical record without id, labels and source
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str | None = None
     source_id: Any = None
+    id_field: str = "id"  # the source's name for its id (in error messages)
+    where: str | None = None  # the record's JSON path in a whole-file document
     reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()  # see ImportItem
+
+
+def unexpected(err: Exception) -> RecordError:
+    """A record that broke an adapter in a way it did not foresee, as that record's
+    error: one hostile record must not stop the import of the others."""
+    if isinstance(err, RecursionError):
+        return RecordError("", TOO_DEEP)
+    return RecordError("", f"cannot read this record ({type(err).__name__}: {err})")
 
 
 def finish(
@@ -47,42 +59,69 @@ def finish(
     validate_labels: bool = True,
     ids: Counter[str] | None = None,
     rename: Callable[[str], str] | None = None,
+    locator: Locator | None = None,
 ) -> Iterator[ImportItem | InputError]:
     """Assign ids and validate.
 
     A repeated id is only known once every id has been seen: with ``ids`` (the count of
     every source id in the file, see ``leading_ids``) records stream through; without,
-    the drafts are read in full first. ``validate_labels=False`` is for adapters that
-    build the judge layer only from keys they resolved against the record themselves.
+    the drafts are read in full first. A record whose id repeats is stored under its
+    record number (never one that is another record's id: see ``fallback_id``), with
+    a warning naming both lines. ``validate_labels=False`` is for adapters that build
+    the judge layer only from keys they resolved against the record themselves.
     ``rename`` maps a canonical field name in an error to the source's own name.
+    ``locator`` finds the lines of whole-file drafts (``Draft.where``).
     """
     if ids is None:
         pending = list(drafts)
-        ids = Counter(
-            str(d.source_id) for d in pending if isinstance(d, Draft) and d.source_id is not None
-        )
+        texts = (_id_text(d.source_id) for d in pending if isinstance(d, Draft))
+        ids = Counter(t for t in texts if t is not None)
         drafts = pending
+    first_seen: dict[str, tuple[int | None, str]] = {}  # repeated id -> (line, stored id)
+
+    def line(draft: Draft, field: str = "") -> int | None:
+        if draft.where is None or locator is None:
+            return draft.position
+        return locator.line(_join(draft.where, field))
+
     for draft in drafts:
         if isinstance(draft, InputError):
             yield draft
             continue
-        sid = None if draft.source_id is None else str(draft.source_id)
-        rid = sid if sid is not None and ids[sid] == 1 else str(draft.number)
-        obj = {"id": rid, **draft.data}
         try:
+            sid = _id_text(draft.source_id)
+            if sid is None and draft.source_id is not None:
+                got = kind(draft.source_id)
+                raise RecordError(draft.id_field, f"expected a string or integer, got {got}")
+            rid = sid if sid is not None and ids[sid] == 1 else fallback_id(draft.number, ids)
+            obj = {"id": rid, **draft.data}
             record = parse_record(obj)
             judge: Mapping[str, Mapping[str, Any]] = draft.judge
             if validate_labels and judge:
                 judge = check_layer(record, judge, "labels", human=False)
-        except RecordError as err:
-            field = rename(err.field) if rename is not None else err.field
-            yield InputError(str(path), draft.position, field, err.message)
+        except Exception as err:  # noqa: BLE001 (see ``unexpected``)
+            rec_err = err if isinstance(err, RecordError) else unexpected(err)
+            field = rename(rec_err.field) if rename is not None else rec_err.field
+            full = _join(draft.where, field) if draft.where is not None else field
+            yield InputError(str(path), line(draft, field), full or None, rec_err.message)
             continue
         try:
             reviewers = tuple(_checked_reviewers(record, draft.reviewers))
         except RecordError as err:
-            yield InputError(str(path), draft.position, err.field, err.message)
+            yield InputError(str(path), line(draft), err.field, err.message)
             continue
+        if sid is not None and rid != sid:
+            if sid in first_seen:
+                first_line, first_rid = first_seen[sid]
+                yield InputWarning(
+                    str(path),
+                    line(draft),
+                    _join(draft.where or "", draft.id_field),
+                    f"{sid!r} repeats (first on line {first_line}): stored by record "
+                    f"number, that one as {first_rid!r} and this one as {rid!r}",
+                )
+            else:
+                first_seen[sid] = (line(draft), rid)
         yield ImportItem(draft.position, record, judge, {}, draft.source, reviewers)
 
 
@@ -97,21 +136,109 @@ def _checked_reviewers(
         yield who, name, target, value, reason
 
 
+def _join(where: str | None, field: str) -> str:
+    if not where:
+        return field
+    if not field:
+        return where
+    return where + field if field.startswith("[") else f"{where}.{field}"
+
+
+def _id_text(value: Any) -> str | None:
+    """A source id as text; None when there is none, or it is not a string or integer."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    return None
+
+
+def fallback_id(number: int, ids: Mapping[str, int]) -> str:
+    """The id of a record without a usable id of its own: its 1-based record number, or,
+    where that is another record's id in the file, the number behind as many ``#`` as
+    make it unique (``#17``). Different numbers never meet, so fallbacks stay distinct."""
+    rid = str(number)
+    while rid in ids:
+        rid = "#" + rid
+    return rid
+
+
 def line_drafts(
-    path: Path, text: str | None, draft: Callable[[Any, int, int, str], Draft]
+    path: Path,
+    text: str | None,
+    draft: Callable[[Any, int, int, str], Draft],
+    nan: bool = False,
 ) -> Iterator[Draft | InputError]:
     """``draft(obj, line number, record number, raw line)`` for each JSON line; a line that
-    is not JSON, or a ``RecordError`` from ``draft``, becomes an error at that line."""
+    is not JSON, holds NaN or Infinity (unless ``nan``), or makes ``draft`` fail becomes
+    an error at that line. A file that is one JSON array is read as its elements (each
+    one's JSON text its "line", the line it starts on its line number)."""
+    records = None if text is None else array_document(path, text)
+    if records is not None:
+        assert text is not None
+        yield from _array_drafts(path, text, records, draft, nan)
+        return
     number = 0
-    for line_no, line, obj in iter_lines(path, text):
+    for line_no, line, obj in iter_lines(path, text, nan):
         number += 1
         if isinstance(obj, InputError):
             yield obj
             continue
         try:
             yield draft(obj, line_no, number, line)
-        except RecordError as err:
-            yield InputError(str(path), line_no, err.field, err.message)
+        except Exception as err:  # noqa: BLE001 (see ``unexpected``)
+            rec_err = err if isinstance(err, RecordError) else unexpected(err)
+            yield InputError(str(path), line_no, rec_err.field or None, rec_err.message)
+
+
+def _array_drafts(
+    path: Path,
+    text: str,
+    records: list[Any],
+    draft: Callable[[Any, int, int, str], Draft],
+    nan: bool,
+) -> Iterator[Draft | InputError]:
+    locator = Locator(text)
+    for number, value in enumerate(records, start=1):
+        where = f"[{number - 1}]"
+        try:
+            found = None if nan else non_finite(value)
+            if found is not None:
+                raise RecordError(found[0], found[1])
+            source = json.dumps(value, ensure_ascii=False)
+            yield draft(value, locator.line(where) or 1, number, source)
+        except Exception as err:  # noqa: BLE001 (see ``unexpected``)
+            rec_err = err if isinstance(err, RecordError) else unexpected(err)
+            full = _join(where, rec_err.field)
+            yield InputError(str(path), locator.line(full), full, rec_err.message)
+
+
+def document_drafts(
+    path: Path,
+    records: Iterable[tuple[str, Any] | InputError],
+    draft: Callable[[Any, int, str], Draft],
+    locator: Locator,
+) -> Iterator[Draft | InputError]:
+    """``draft(value, record number, JSON path)`` for each record of a whole-file
+    document, given as (JSON path, value) (errors pass through); a record that holds
+    NaN or Infinity or makes ``draft`` fail becomes an error at its line (found by
+    ``locator``)."""
+    number = 0
+    for entry in records:
+        if isinstance(entry, InputError):
+            yield entry
+            continue
+        where, value = entry
+        number += 1
+        try:
+            found = non_finite(value)
+            if found is not None:
+                raise RecordError(found[0], found[1])
+            made = draft(value, number, where)
+            made.where = where
+            yield made
+        except Exception as err:  # noqa: BLE001 (see ``unexpected``)
+            rec_err = err if isinstance(err, RecordError) else unexpected(err)
+            full = _join(where, rec_err.field)
+            yield InputError(str(path), locator.line(full), full, rec_err.message)
 
 
 # Lines joined per write. One write per line costs a system call each; joining hundreds
@@ -225,7 +352,15 @@ def _count_ids(lines: Iterable[Start]) -> Counter[str] | None:
                 return None  # a line that does not start with the id
             continue
         token = found.group(1)
-        counts[str(orjson.loads(token)) if token.startswith(b'"') else str(int(token))] += 1
+        # An id that is no JSON string (a raw control character) or no integer a line can
+        # hold (too long) is left out: its line is an error anyway.
+        if token.startswith(b'"'):
+            try:
+                counts[str(orjson.loads(token))] += 1
+            except orjson.JSONDecodeError:
+                continue
+        elif len(token) <= 20:
+            counts[str(int(token))] += 1
     return counts
 
 
@@ -340,11 +475,13 @@ def is_compact(line: str) -> bool:
 
 
 def finite(value: Any) -> float | None:
-    """A stored score as a number, or None (null, NaN, non-numbers)."""
+    """A stored score as a number, or None (null, NaN, Infinity, non-numbers)."""
     if isinstance(value, bool):
         return float(value)
-    if isinstance(value, (int, float)) and not math.isnan(value):
+    if isinstance(value, int) and abs(value) < 2**1023:  # (larger: OverflowError)
         return float(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return value
     return None
 
 

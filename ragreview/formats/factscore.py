@@ -82,7 +82,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     judge: dict[str, dict[str, Any]] = {}
     if anns is None:
         data["response"] = keyed_response(output)
-        return Draft(line_no, number, data, judge, line, row.get("topic"))
+        return Draft(line_no, number, data, judge, line, row.get("topic"), "topic")
     if not isinstance(anns, list):
         raise RecordError("annotations", f"expected a list or null, got {kind(anns)}")
     response = []
@@ -110,7 +110,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     data["facts"] = facts_out
     if labels:
         judge["fact"] = labels
-    return Draft(line_no, number, data, judge, line, row.get("topic"))
+    return Draft(line_no, number, data, judge, line, row.get("topic"), "topic")
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:

@@ -31,8 +31,19 @@ from typing import Any, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.record import ImportItem
 from .base import ExportRecord
-from .common import Draft, changed, expect, finish, finite, keyed_document, keyed_response, kind
-from .jsonio import load_document
+from .common import (
+    Draft,
+    changed,
+    document_drafts,
+    expect,
+    finish,
+    finite,
+    keyed_document,
+    keyed_response,
+    kind,
+)
+from .jsonio import load_document, read_text
+from .locator import Locator
 
 NAME = "inspectorraget"
 WHOLE_FILE = True
@@ -82,10 +93,13 @@ def document(path: Path, text: str | None = None) -> str:
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
     try:
+        if text is None:
+            text = read_text(path)
         doc = _document(path, text)
     except InputError as err:
         return iter([err])
-    return finish(path, _drafts(path, doc))
+    locator = Locator(text)  # a bad evaluation is reported at its line
+    return finish(path, _drafts(path, doc, locator), locator=locator)
 
 
 # -- the experiment's declarations --------------------------------------------------------
@@ -184,7 +198,7 @@ def _task_record(task: Mapping[str, Any], documents: Mapping[str, Any]) -> dict[
     return data
 
 
-def _drafts(path: Path, doc: Mapping[str, Any]) -> Iterator[Draft | InputError]:
+def _drafts(path: Path, doc: Mapping[str, Any], locator: Locator) -> Iterator[Draft | InputError]:
     key = evaluations_key(doc)
     documents = {
         str(d.get("document_id")): d for d in doc.get("documents") or [] if isinstance(d, dict)
@@ -193,13 +207,12 @@ def _drafts(path: Path, doc: Mapping[str, Any]) -> Iterator[Draft | InputError]:
     declared = rubric(doc["metrics"])
     automatic = _automatic(doc["metrics"])
     by_task: dict[str, dict[str, Any]] = {}  # a task's fields, sentencized once
-    for number, ev in enumerate(doc[key], start=1):
-        try:
-            yield _draft(ev, number, key, tasks, documents, declared, automatic, by_task)
-        except RecordError as err:
-            yield InputError(
-                str(path), number, f"{key}[{number - 1}].{err.field}".rstrip("."), err.message
-            )
+
+    def make(ev: Any, number: int, where: str) -> Draft:
+        return _draft(ev, number, key, tasks, documents, declared, automatic, by_task)
+
+    evaluations = ((f"{key}[{i}]", ev) for i, ev in enumerate(doc[key]))
+    return document_drafts(path, evaluations, make, locator)
 
 
 def _draft(
@@ -251,7 +264,9 @@ def _draft(
     data["scores"] = scores
     data["rubric"] = declared
     source = json.dumps(ev, ensure_ascii=False)
-    return Draft(number, number, data, {}, source, f"{task_id}/{model_id}", tuple(reviewers))
+    return Draft(
+        number, number, data, {}, source, f"{task_id}/{model_id}", reviewers=tuple(reviewers)
+    )
 
 
 def _response(ev: Mapping[str, Any], key: str) -> str:

@@ -1,12 +1,15 @@
 """Reading JSON Lines and JSON files record by record, with line numbers.
 
 Benchmarks write ``NaN`` (MT-RAG via pandas) which strict parsers reject: orjson is
-tried first for speed, then the standard library, which accepts it.
+tried first for speed, then the standard library, which accepts it. Whether a record
+may hold NaN or Infinity is the reader's call (``nan``): only MT-RAG's do. Hostile
+input is bounded, not trusted (``json_limits``).
 """
 
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -16,13 +19,47 @@ from typing import Any
 import orjson
 
 from ..core.errors import InputError
+from .json_limits import TOO_DEEP, big_int, cut_deep, non_finite
 
 
 def parse_json(text: str | bytes) -> Any:
+    """A JSON value; ValueError (with a clear reason) when it is not one."""
     try:
         return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
+    except orjson.JSONDecodeError as err:
+        if str(err).startswith(("depth limit", "recursion limit")):
+            raise ValueError(TOO_DEEP) from None  # json would recurse until it crashes
+    try:
+        return json.loads(text, parse_int=big_int)
+    except RecursionError:
+        raise ValueError(TOO_DEEP) from None
+
+
+def check_regular(path: Path) -> None:
+    """InputError unless ``path`` is a regular file (or a ``save_to_disk`` folder): a
+    FIFO or a device would be read until it ends (maybe never), a directory cannot be."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as err:
+        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+    if stat.S_ISDIR(mode) and _table(path):
+        return  # a folder written by datasets.save_to_disk: read as a table
+    if not stat.S_ISREG(mode):
+        what = f"cannot read file: {_file_kind(mode)}, not a regular file"
+        raise InputError(str(path), None, None, what)
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 def _table(path: Path) -> bool:
@@ -44,7 +81,10 @@ def read_text(path: Path) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise InputError(str(path), None, None, f"not UTF-8 text (byte {err.start})") from None
+        # utf-8-sig counts from after a byte order mark
+        at = err.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        line = data.count(b"\n", 0, at) + 1
+        raise InputError(str(path), line, None, f"not UTF-8 text (byte {at})") from None
     if not text.strip():
         raise InputError(str(path), None, None, "file is empty")
     return text
@@ -68,14 +108,16 @@ def is_json_lines(text: str) -> bool:
 
 
 def first_line(path: Path) -> str | None:
-    """The file's first non-empty line (None when there is none), read without
-    loading the whole file."""
+    """The file's first non-empty line that is text (None when there is none), read
+    without loading the whole file. (A line that is not UTF-8 is that record's error:
+    the lines after it still tell the format.)"""
     if _table(path):
         from . import parquet
 
         return parquet.first_row(path)
     for _number, line in _file_lines(path):
-        return line if isinstance(line, str) else None
+        if isinstance(line, str):
+            return line
     return None
 
 
@@ -138,11 +180,14 @@ def _text_lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, Any]]:
+def iter_lines(
+    path: Path, text: str | None = None, nan: bool = True
+) -> Iterator[tuple[int, str, Any]]:
     """(line number, raw line, parsed value or InputError) for each non-empty line.
 
     Without ``text`` the file is streamed from disk, so memory stays flat however
-    large it is.
+    large it is. With ``nan=False`` a line holding NaN, Infinity or an oversized
+    integer is an error naming that field.
     """
     report = _on_bytes.get()
     if text is None and _table(path):  # parquet rows, as the lines they would be
@@ -157,7 +202,11 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
         for number, line in _text_lines(text):
             if report is not None:
                 report(len(line) + 1)  # characters: close enough to bytes for a bar
-            yield number, line, _parse_line(path, number, line)
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                value = _parse_line(path, number, line, nan)
+            yield number, line, value
         return
     for number, decoded, raw in _file_lines_raw(path, report):
         if isinstance(decoded, InputError):
@@ -166,15 +215,19 @@ def iter_lines(path: Path, text: str | None = None) -> Iterator[tuple[int, str, 
         try:
             value = orjson.loads(raw)  # the common case, from the bytes
         except orjson.JSONDecodeError:  # NaN, or an error to report: as from the text
-            value = _parse_line(path, number, decoded)
+            value = _parse_line(path, number, decoded, nan)
         yield number, decoded, value
 
 
-def _parse_line(path: Path, number: int, line: str) -> Any:
+def _parse_line(path: Path, number: int, line: str, nan: bool = True) -> Any:
     try:
-        return parse_json(line)
+        value = parse_json(line)
     except ValueError as err:
         return InputError(str(path), number, None, f"invalid JSON ({_reason(err)}{_column(err)})")
+    found = None if nan else non_finite(value)  # (a walk: only where it matters)
+    if found is not None:
+        return InputError(str(path), number, found[0] or None, found[1])
+    return value
 
 
 def raw_lines(path: Path) -> Iterator[bytes]:
@@ -194,14 +247,33 @@ def raw_lines(path: Path) -> Iterator[bytes]:
 
 
 def load_document(path: Path, text: str | None = None) -> Any:
-    """A whole-file JSON document (pretty-printed arrays and objects)."""
+    """A whole-file JSON document (pretty-printed arrays and objects). NaN, Infinity and
+    oversized integers parse (as non-finite floats): the reader reports the record
+    that holds one (``non_finite``), the other records still import."""
     if text is None:
         text = read_text(path)
     try:
         return parse_json(text)
     except ValueError as err:
+        if str(err) == TOO_DEEP:  # one record's value: the others must still import
+            try:
+                return parse_json(cut_deep(text))
+            except ValueError as again:
+                err = again
         line = getattr(err, "lineno", None)
         raise InputError(str(path), line, None, f"invalid JSON ({_reason(err)})") from None
+
+
+def array_document(path: Path, text: str) -> list[Any] | None:
+    """The file's records when it is one JSON array (pretty-printed or on one line),
+    else None."""
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        document = load_document(path, text)
+    except InputError:
+        return None
+    return document if isinstance(document, list) else None
 
 
 def _column(err: ValueError) -> str:
@@ -211,7 +283,8 @@ def _column(err: ValueError) -> str:
 
 def _reason(err: ValueError) -> str:
     msg = getattr(err, "msg", None) or str(err)
-    return msg.split(":")[0] if isinstance(msg, str) else str(err)
+    reason = msg.split(":")[0] if isinstance(msg, str) else str(err)
+    return reason.removesuffix(" at")  # ("Unterminated string starting at": the column follows)
 
 
 def dumps_line(obj: Any) -> str:

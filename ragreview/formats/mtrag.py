@@ -58,7 +58,7 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
 
 
 def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
-    return line_drafts(path, text, draft)
+    return line_drafts(path, text, draft, nan=True)  # pandas writes NaN for missing values
 
 
 def _objects(row: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
@@ -113,7 +113,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     data["scores"] = _scores(metrics or {})
     if metrics:
         judge.update(_verdicts(metrics))
-    return Draft(line_no, number, data, judge, line, row.get("task_id"))
+    return Draft(line_no, number, data, judge, line, row.get("task_id"), "task_id")
 
 
 def _values(metrics: Mapping[str, Any], name: str) -> list[Any]:

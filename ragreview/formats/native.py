@@ -10,6 +10,8 @@ from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer
 from ..core.record import ImportItem, parse_record
 from .base import ExportRecord
+from .common import unexpected
+from .json_limits import STORED_DEPTH, too_deep_to_store
 from .jsonio import dumps_line, iter_lines
 
 NAME = "ragreview"
@@ -29,11 +31,13 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
     seen: dict[str, int] = {}
-    for number, _line, obj in iter_lines(path, text):
+    for number, line, obj in iter_lines(path, text):  # NaN: null (see test_native)
         if isinstance(obj, InputError):
             yield obj
             continue
         try:
+            if too_deep_to_store(line, obj):  # its other fields are stored as they are
+                raise RecordError("", f"nested more than {STORED_DEPTH} levels deep")
             record = parse_record(obj)
             labels = obj.get("labels")
             if labels is None:
@@ -42,8 +46,9 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
                 raise RecordError("labels", "expected an object {judge: …, human: …}")
             judge = check_layer(record, labels.get("judge"), "labels.judge", human=False)
             human = check_layer(record, labels.get("human"), "labels.human", human=True)
-        except RecordError as err:
-            yield InputError(str(path), number, err.field, err.message)
+        except Exception as err:  # noqa: BLE001 (see common.unexpected)
+            rec_err = err if isinstance(err, RecordError) else unexpected(err)
+            yield InputError(str(path), number, rec_err.field or None, rec_err.message)
             continue
         if record.id in seen:
             yield InputError(

@@ -33,6 +33,7 @@ from .base import ExportRecord
 from .common import (
     Draft,
     changed,
+    document_drafts,
     expect,
     finish,
     finite,
@@ -44,7 +45,8 @@ from .common import (
     reread,
     write_lines,
 )
-from .jsonio import is_json_lines, load_document, parse_json, read_text
+from .jsonio import array_document, load_document, read_text
+from .locator import Locator
 from .scores import record_values
 
 NAME = "ragas"
@@ -75,22 +77,26 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 def layout(path: Path, text: str) -> str:
     """'lines' (JSON Lines rows), 'array' (a JSON array of rows) or 'annotations'."""
-    if is_json_lines(text):
-        first = parse_json(next(line for line in text.splitlines() if line.strip()))
-        if isinstance(first, dict) and not ragas_annotations.sniff(first):
-            return "lines"
-    doc = load_document(path, text)
-    if isinstance(doc, list):
+    if array_document(path, text) is not None:
         return "array"
-    if isinstance(doc, dict) and ragas_annotations.sniff(doc):
-        return "annotations"
+    try:
+        doc = load_document(path, text)
+    except InputError:  # not one document: JSON Lines (a broken line is its own error)
+        return "lines"
+    if isinstance(doc, dict):
+        return "annotations" if ragas_annotations.sniff(doc) else "lines"
     raise InputError(str(path), 1, None, "expected ragas rows or a MetricAnnotation export")
 
 
 def document(path: Path, text: str | None = None) -> str | None:
     """What the writer needs besides the records: the layout (and metric order)."""
     if text is None:
-        text = read_text(path)
+        try:
+            text = read_text(path)
+        except InputError as err:
+            if err.message.startswith("not UTF-8"):
+                return None  # JSON Lines (see ``read``): nothing besides the records
+            raise
     shape = layout(path, text)
     if shape == "lines":
         return None
@@ -102,15 +108,24 @@ def document(path: Path, text: str | None = None) -> str | None:
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
     if text is None:
-        text = read_text(path)
+        try:
+            text = read_text(path)
+        except InputError as err:
+            if not err.message.startswith("not UTF-8"):
+                return iter([err])
+            # a whole-file document must be text; JSON Lines with a line that is not
+            # UTF-8 streams from disk, that line its record's error
+            return finish(path, _line_drafts(path, None))
     try:
         shape = layout(path, text)
     except InputError as err:
         return iter([err])
+    locator = Locator(text)
     if shape == "annotations":
-        return ragas_annotations.read(path, load_document(path, text))
+        return ragas_annotations.read(path, load_document(path, text), locator)
     if shape == "array":
-        return finish(path, _array_drafts(path, load_document(path, text)))
+        drafts = _array_drafts(path, load_document(path, text), locator)
+        return finish(path, drafts, locator=locator)
     return finish(path, _line_drafts(path, text))
 
 
@@ -118,14 +133,11 @@ def _line_drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
     return line_drafts(path, text, draft)
 
 
-def _array_drafts(path: Path, rows: list[Any]) -> Iterator[Draft | InputError]:
-    for number, row in enumerate(rows, start=1):
-        try:
-            yield draft(row, number, number, json.dumps(row, ensure_ascii=False))
-        except RecordError as err:
-            yield InputError(
-                str(path), None, f"[{number - 1}].{err.field}".rstrip("."), err.message
-            )
+def _array_drafts(path: Path, rows: list[Any], locator: Locator) -> Iterator[Draft | InputError]:
+    def make(row: Any, number: int, _where: str) -> Draft:
+        return draft(row, number, number, json.dumps(row, ensure_ascii=False))
+
+    return document_drafts(path, ((f"[{i}]", row) for i, row in enumerate(rows)), make, locator)
 
 
 def _pick(row: Mapping[str, Any], *names: str) -> str | None:
@@ -207,8 +219,8 @@ def draft(row: Any, position: int, number: int, source: str) -> Draft:
             context_key(i): bool(v) for i, (_, v) in enumerate(useful) if v is not None
         }
     data["scores"] = {f"stored.{m}": finite(row[m]) for m in METRICS if m in row}
-    sid = row.get("id", row.get("sample_id"))
-    return Draft(position, number, data, judge, source, sid)
+    id_field = "id" if "id" in row else "sample_id"
+    return Draft(position, number, data, judge, source, row.get(id_field), id_field)
 
 
 # -- writing back ------------------------------------------------------------------------

@@ -21,19 +21,19 @@ from ..core.errors import InputError, RecordError
 from ..core.labels import effective
 from ..core.record import ImportItem, parse_record
 from .base import ExportRecord
-from .common import finite, kind, loads_source
+from .common import finite, kind, loads_source, unexpected
+from .json_limits import non_finite
+from .locator import Locator
 
 LABEL = "verdict"
 
 
 def sniff(obj: Mapping[str, Any]) -> bool:
+    # (any sample, not all: one broken sample is its own error, not an unknown format)
     return (
         bool(obj)
-        and all(
-            isinstance(v, list) and all(isinstance(s, dict) and "metric_input" in s for s in v)
-            for v in obj.values()
-        )
-        and any(v for v in obj.values())
+        and all(isinstance(v, list) for v in obj.values())
+        and any(isinstance(s, dict) and "metric_input" in s for v in obj.values() for s in v)
     )
 
 
@@ -68,15 +68,24 @@ def human_verdict(sample: Mapping[str, Any]) -> bool | None:
     return None
 
 
-def read(path: Path, doc: Mapping[str, Any]) -> Iterator[ImportItem | InputError]:
+def read(path: Path, doc: Mapping[str, Any], locator: Locator) -> Iterator[ImportItem | InputError]:
     from .ragas import canonical_fields
 
     number = 0
     for metric, samples in doc.items():
+        if not isinstance(samples, list):
+            got = kind(samples)
+            yield InputError(str(path), locator.line(metric), metric, f"expected a list, got {got}")
+            continue
         for j, sample in enumerate(samples):
             number += 1
             where = f"{metric}[{j}]"
             try:
+                if not isinstance(sample, dict):
+                    raise RecordError("", f"expected an object, got {kind(sample)}")
+                found = non_finite(sample)
+                if found is not None:
+                    raise RecordError(*found)
                 inputs = sample.get("metric_input")
                 if not isinstance(inputs, dict):
                     raise RecordError("metric_input", f"expected an object, got {kind(inputs)}")
@@ -86,17 +95,19 @@ def read(path: Path, doc: Mapping[str, Any]) -> Iterator[ImportItem | InputError
                 output = finite(sample.get("metric_output"))
                 data["scores"] = {f"stored.{metric}": output}
                 record = parse_record(data)
-            except RecordError as err:
-                yield InputError(str(path), None, f"{where}.{err.field}".rstrip("."), err.message)
+                judge, human = {}, {}
+                verdict = judge_verdict(sample)
+                if verdict is not None:
+                    judge[LABEL] = {"*": verdict}
+                edited = human_verdict(sample)
+                if edited is not None and edited != verdict:
+                    human[LABEL] = {"*": edited}
+                source = json.dumps(sample, ensure_ascii=False)
+            except Exception as err:  # noqa: BLE001 (see common.unexpected)
+                rec_err = err if isinstance(err, RecordError) else unexpected(err)
+                field = f"{where}.{rec_err.field}".rstrip(".").replace(".[", "[")
+                yield InputError(str(path), locator.line(field), field, rec_err.message)
                 continue
-            judge, human = {}, {}
-            verdict = judge_verdict(sample)
-            if verdict is not None:
-                judge[LABEL] = {"*": verdict}
-            edited = human_verdict(sample)
-            if edited is not None and edited != verdict:
-                human[LABEL] = {"*": edited}
-            source = json.dumps(sample, ensure_ascii=False)
             yield ImportItem(number, record, judge, human, source)
 
 

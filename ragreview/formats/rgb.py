@@ -113,7 +113,7 @@ def draft(row: Any, filename: str, line_no: int, number: int, line: str) -> Draf
         docs = [(None, d) for d in _strings(row["docs"], "docs")]
     else:
         for pool in ("positive", "positive_wrong", "negative"):
-            for i, item in enumerate(row.get(pool) or []):
+            for i, item in enumerate(expect(row, pool, list, optional=True) or []):
                 # integration files hold one list of documents per answer part
                 texts = _strings(item, f"{pool}[{i}]")
                 docs.extend((pool, t) for t in texts)

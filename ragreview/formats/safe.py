@@ -23,8 +23,19 @@ from ..core.keys import fact_key
 from ..core.labels import effective
 from ..core.record import ImportItem
 from .base import ExportRecord
-from .common import Draft, changed, finish, finite, keyed_response, kind, reread
-from .jsonio import load_document
+from .common import (
+    Draft,
+    changed,
+    document_drafts,
+    finish,
+    finite,
+    keyed_response,
+    kind,
+    reread,
+)
+from .json_limits import finite_only, non_finite
+from .jsonio import load_document, read_text
+from .locator import Locator
 from .scores import record_values
 
 NAME = "safe"
@@ -40,20 +51,25 @@ def sniff(obj: dict[str, Any]) -> bool:
     return "per_prompt_data" in obj or "checked_statements" in obj
 
 
-def _document(path: Path, text: str | None) -> dict[str, Any]:
+def _document(path: Path, text: str) -> tuple[dict[str, Any], bool]:
+    """(the document, with a bare eval dict wrapped as prompt 0; True when it was bare)."""
     doc = load_document(path, text)
     if not isinstance(doc, dict):
         raise InputError(str(path), 1, None, f"expected a SAFE result object, got {kind(doc)}")
     if "per_prompt_data" not in doc and "checked_statements" in doc:
-        return {"per_prompt_data": [{"side2_posthoc_eval_data": doc}]}  # one bare eval dict
+        return {"per_prompt_data": [{"side2_posthoc_eval_data": doc}]}, True
     if not isinstance(doc.get("per_prompt_data"), list):
-        raise InputError(str(path), 1, "per_prompt_data", "expected a list")
-    return doc
+        line = Locator(text).line("per_prompt_data")
+        raise InputError(str(path), line, "per_prompt_data", "expected a list")
+    return doc, False
 
 
 def document(path: Path, text: str | None = None) -> str:
     """The source document kept for writing back (as read: a bare eval dict stays bare)."""
-    return json.dumps(load_document(path, text), ensure_ascii=False)
+    doc = load_document(path, text)
+    if isinstance(doc, (dict, list)) and non_finite(doc) is not None:
+        doc = finite_only(doc)  # (its record was refused: never written back as NaN)
+    return json.dumps(doc, ensure_ascii=False)
 
 
 def _sides(prompts: list[Any]) -> list[str]:
@@ -69,28 +85,49 @@ def _sides(prompts: list[Any]) -> list[str]:
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
     try:
-        doc = _document(path, text)
+        if text is None:
+            text = read_text(path)
+        doc, bare = _document(path, text)
     except InputError as err:
         return iter([err])
-    return finish(path, _drafts(path, doc))
+    locator = Locator(text)
+    return finish(path, _drafts(path, doc, bare, locator), locator=locator)
 
 
-def _drafts(path: Path, doc: Mapping[str, Any]) -> Iterator[Draft | InputError]:
+def _drafts(
+    path: Path, doc: Mapping[str, Any], bare: bool, locator: Locator
+) -> Iterator[Draft | InputError]:
+    """Drafts of every evaluated side of every prompt, located by their JSON path. An
+    entry that is not an object, or an evaluation that is not one, is an error (a
+    prompt without any evaluation is skipped: SAFE writes those)."""
     prompts = doc["per_prompt_data"]
     sides = _sides(prompts)
-    number = 0
-    for index, entry in enumerate(prompts):
-        for side in sides:
-            field = f"{side}_posthoc_eval_data"
-            if not isinstance(entry, dict) or not isinstance(entry.get(field), dict):
+    found: dict[str, tuple[int, str, str]] = {}  # JSON path -> (prompt, side, id)
+
+    def evaluations() -> Iterator[tuple[str, Any] | InputError]:
+        for index, entry in enumerate(prompts):
+            if not isinstance(entry, dict):
+                where = f"per_prompt_data[{index}]"
+                got = kind(entry)
+                yield InputError(
+                    str(path), locator.line(where), where, f"expected an object, got {got}"
+                )
                 continue
-            number += 1
-            sid = str(index) if len(sides) == 1 else f"{index}/{side}"
-            try:
-                yield draft(entry[field], index, side, number, sid)
-            except RecordError as err:
-                where = f"per_prompt_data[{index}].{field}.{err.field}".rstrip(".")
-                yield InputError(str(path), None, where, err.message)
+            for side in sides:
+                field = f"{side}_posthoc_eval_data"
+                if entry.get(field) is None:
+                    continue
+                where = "" if bare else f"per_prompt_data[{index}].{field}"
+                found[where] = (index, side, str(index) if len(sides) == 1 else f"{index}/{side}")
+                yield where, entry[field]
+
+    def make(ev: Any, number: int, where: str) -> Draft:
+        if not isinstance(ev, dict):
+            raise RecordError("", f"expected an object, got {kind(ev)}")
+        index, side, sid = found[where]
+        return draft(ev, index, side, number, sid)
+
+    return document_drafts(path, evaluations(), make, locator)
 
 
 def draft(ev: Mapping[str, Any], index: int, side: str, number: int, sid: str) -> Draft:

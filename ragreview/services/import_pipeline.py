@@ -143,6 +143,7 @@ def _work(sender: Connection, path: str, fmt: str, settings: dict[str, Any]) -> 
         with reporting_bytes(count):
             batch: list[Entry] = []
             for entry in stream:
+                # (errors and warnings alike pass through as they are)
                 batch.append(entry if isinstance(entry, InputError) else prepare(entry, settings))
                 if len(batch) >= BATCH:
                     send("entries", batch)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import formats
-from ..core.errors import InputError
+from ..core.errors import InputError, InputWarning
 from ..core.record import ImportItem
 from ..formats.jsonio import reporting_bytes
 from ..store import importer
@@ -34,7 +34,7 @@ def invalid_records(
     file that cannot be read at all (missing, unreadable, empty, unknown format)."""
     _fmt, stream = formats.read(path, fmt, mapping)
     with reporting_bytes(on_bytes or (lambda n: None)):
-        return [entry for entry in stream if isinstance(entry, InputError)]
+        return [e for e in stream if isinstance(e, InputError) and not isinstance(e, InputWarning)]
 
 
 def store(
@@ -50,16 +50,20 @@ def store(
     parallel: bool = True,
 ) -> tuple[ImportSummary, list[InputError]]:
     """Store the valid records of ``formats.read``'s stream in one transaction,
-    collecting the errors. Records stream through: a 100,000-record file is never held
-    in memory. ``parallel``: a large file is prepared by a worker process (spawned:
+    collecting the errors (warnings go to ``summary.warnings``: every record they speak
+    of was imported). Records stream through: a 100,000-record file is never held in
+    memory. ``parallel``: a large file is prepared by a worker process (spawned:
     scripts that import at top level, without a ``__main__`` guard, must not)."""
     errors: list[InputError] = []
+    warnings: list[InputWarning] = []
 
     def valid(
         entries: Iterable[ImportItem | Prepared | InputError],
     ) -> Iterator[ImportItem | Prepared]:
         for entry in entries:
-            if isinstance(entry, InputError):
+            if isinstance(entry, InputWarning):
+                warnings.append(entry)
+            elif isinstance(entry, InputError):
                 errors.append(entry)
             else:
                 yield entry
@@ -80,4 +84,8 @@ def store(
             source_document=document,
             prepared_with=settings,
         )
+    summary.warnings = warnings
+    for rid, first, again in summary.repeated:
+        message = f"{rid!r} repeats (first on line {first}): not imported"
+        errors.append(InputError(str(path), again, "id", message))
     return summary, errors

@@ -217,12 +217,20 @@ def import_records(
             pending.clear()
 
         unreported = 0  # records stored since the last progress report (one per batch)
+        # id -> position of every record of this import. The readers give every record
+        # an id of its own; should one repeat anyway, the first stays (never a silent
+        # overwrite) and the caller reports the other from ``summary.repeated``.
+        stored: dict[str, int] = {}
         for entry in items:
             unreported += 1
             if isinstance(entry, Prepared):
                 prep, item = entry, None
             else:
                 prep, item = prepare(entry, settings), entry
+            if prep.id in stored:
+                summary.repeated.append((prep.id, stored[prep.id], prep.position))
+                continue
+            stored[prep.id] = prep.position
             # hashed here, not in prepare: the worker process is the busier one
             digest = content_hash(prep.data, prep.source)
             known = existing.get(prep.id)
@@ -252,8 +260,6 @@ def import_records(
                     fresh.append((rowid, prep.metrics))
             else:
                 rowid, old_digest, status = known
-                if rowid in pending:  # the same id twice in one file: store the first
-                    flush()
                 if old_digest == digest:
                     moved_rows.append((prep.position, rowid))
                     summary.unchanged += 1

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..core.errors import RagreviewError
+from ..core.errors import InputWarning, RagreviewError
 from ..core.labels import Layer
 from ..core.record import Record, parse_record
 
@@ -47,6 +47,12 @@ class ImportSummary:
     updated: int = 0
     stale: int = 0
     unchanged: int = 0
+    # (id, first position, position) of records not stored because their id had come
+    # earlier in the same import: the first is kept, never silently overwritten
+    repeated: list[tuple[str, int, int]] = field(default_factory=list)
+    # what the user must hear about although every record was imported (an id that
+    # repeats in a source file, stored by record number)
+    warnings: list[InputWarning] = field(default_factory=list)
 
     @property
     def total(self) -> int:

@@ -164,7 +164,7 @@ def test_not_utf8(ragreview, tmp_path) -> None:
     path.write_bytes('{"id": "caf\xe9"}\n'.encode("latin-1"))
     result = ragreview("import", path)
     assert_clean_error(result)
-    assert f"{path}: not UTF-8 text" in result.stderr
+    assert f"{path}:1: not UTF-8 text" in result.stderr  # (every error names its line)
 
 
 @pytest.mark.parametrize(

@@ -87,11 +87,15 @@ def test_bad_safe_annotation_names_the_field(tmp_path: Path) -> None:
         "Maybe"
     )
     path = tmp_path / "bad-SAFE.json"
-    path.write_text(json.dumps(doc))
+    text = json.dumps(doc, indent=2)
+    path.write_text(text)
+    line = text[: text.index('"Maybe"')].count("\n") + 1  # a whole-file error has a line too
     result = run("import", path, "--db", tmp_path / "x.db", "--strict")
     assert result.exit_code == 1
     field = "per_prompt_data[1].side2_posthoc_eval_data.checked_statements[2].annotation"
-    assert f"{path}: {field}: expected Supported, Not Supported or Irrelevant" in result.output
+    assert (
+        f"{path}:{line}: {field}: expected Supported, Not Supported or Irrelevant" in result.output
+    )
 
 
 def test_invalid_json_line(tmp_path: Path) -> None:

@@ -205,11 +205,14 @@ def test_a_bad_evaluation_is_reported_and_the_rest_import(tmp_path) -> None:
     doc["evaluations"][2]["annotations"]["fluency"]["46542882"] = {"value": "9"}
     doc["evaluations"][3]["task_id"] = "nowhere"
     path = tmp_path / "bad.json"
-    path.write_text(json.dumps(doc))
+    # one evaluation a line (evaluations[i] on line i + 2): errors name the line
+    head = json.dumps({k: v for k, v in doc.items() if k != "evaluations"})[:-1]
+    rows = ",\n".join(json.dumps(e) for e in doc["evaluations"])
+    path.write_text(f'{head}, "evaluations": [\n{rows}\n]}}\n')
     result = run("import", path)
     assert result.exit_code == 1
-    assert f"{path}:3: fluency.46542882:" in result.output
-    assert f"{path}:4: evaluations[3].task_id: no task 'nowhere'" in result.output
+    assert f"{path}:4: fluency.46542882:" in result.output
+    assert f"{path}:5: evaluations[3].task_id: no task 'nowhere'" in result.output
     n = open_database(tmp_path / "bad.ragreview.db").conn.execute("SELECT count(*) FROM records")
     assert n.fetchone()[0] == 3
     assert run("import", path, "--strict").exit_code == 1

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from ragreview import formats
+from ragreview.core.errors import InputWarning
+from ragreview.core.record import ImportItem
 from ragreview.store import open_database
 from ragreview.store import records as store_records
 
@@ -107,6 +109,11 @@ def test_repeated_ids_become_record_numbers(tmp_path: Path) -> None:
     rows[2]["id"] = rows[0]["id"]
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    _fmt, items = formats.read(path)
-    ids = [i.record.id for i in items]  # type: ignore[union-attr]
+    _fmt, stream = formats.read(path)
+    entries = list(stream)
+    ids = [i.record.id for i in entries if isinstance(i, ImportItem)]
     assert ids == ["1", "covidqa-18", "3", "cuad-5"]
+    # never silent: the repeat is reported at its second line, naming the first
+    warnings = [str(e) for e in entries if isinstance(e, InputWarning)]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{path}:3: id: ")
+    assert "first on line 1" in warnings[0] and "'1'" in warnings[0] and "'3'" in warnings[0]

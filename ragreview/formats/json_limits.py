@@ -1,0 +1,140 @@
+"""Limits on hostile JSON: nesting depth, integer size, NaN and Infinity.
+
+A value nested deeper than orjson's limit (1024) or an integer of more than
+``MAX_INT_DIGITS`` digits must be an error at its record, never a ``RecursionError`` or
+``ValueError`` from inside a parser; NaN and Infinity are not JSON. Here is how each is
+parsed so that the document still parses (``big_int``, ``cut_deep``), found in a parsed
+value (``non_finite``) and kept out of what is written back (``finite_only``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import orjson
+
+MAX_INT_DIGITS = 4300  # Python's own limit on converting digits to an int
+
+
+class TooLarge(float):
+    """An integer literal of more than ``MAX_INT_DIGITS`` digits, parsed as infinity so
+    the document still parses and the record holding it is the one reported."""
+
+
+def big_int(digits: str) -> int | float:
+    if len(digits) - digits.startswith("-") > MAX_INT_DIGITS:
+        return TooLarge("-inf" if digits.startswith("-") else "inf")
+    return int(digits)
+
+
+TOO_DEEP = "nested more than 1024 levels deep"
+STORED_DEPTH = 255  # levels a value kept as it is (ragreview's own format) may have
+
+
+def too_deep_to_store(line: str, value: Any) -> bool:
+    """True when ``value`` (parsed from ``line``) is nested deeper than ``STORED_DEPTH``:
+    orjson cannot write it, and the standard library's writer would recurse until it
+    crashes. Costs a string count unless the line has that many brackets at all."""
+    if line.count("[") + line.count("{") <= STORED_DEPTH:
+        return False
+    try:
+        orjson.dumps(value)
+    except TypeError as err:
+        return "recursion" in str(err).lower()
+    return False
+
+
+def non_finite(value: Any) -> tuple[str, str] | None:
+    """(JSON path, reason) of the first NaN, Infinity, oversized integer or part nested
+    too deep in ``value`` (only the fallback parse produces them: orjson rejects them)."""
+    if not _has_non_finite(value):  # the common case, without building a path per value
+        return None
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str) and item == TOO_DEEP_MARK:
+            return _short(where), TOO_DEEP
+        if isinstance(item, float) and not math.isfinite(item):
+            if isinstance(item, TooLarge):
+                return where, f"integer of more than {MAX_INT_DIGITS} digits"
+            return (
+                where,
+                "not a finite number (NaN, Infinity and out-of-range numbers are not JSON)",
+            )
+        if isinstance(item, dict):
+            stack.extend(
+                (f"{where}.{k}" if where else str(k), v) for k, v in reversed(item.items())
+            )
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+    return None
+
+
+def _has_non_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif (isinstance(item, float) and not math.isfinite(item)) or item == TOO_DEEP_MARK:
+            return True
+    return False
+
+
+def finite_only(value: Any) -> Any:
+    """``value`` with every NaN, Infinity and oversized integer replaced by null, in
+    place (iteratively: it may be nested 1024 deep). For the parts of a whole-file
+    document kept to write it back: the records holding them were not imported, and
+    what is written back must be standard JSON."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        pairs = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, child in list(pairs):
+            if isinstance(child, float) and not math.isfinite(child) or child == TOO_DEEP_MARK:
+                item[key] = None
+            elif isinstance(child, (dict, list)):
+                stack.append(child)
+    return value
+
+
+def _short(where: str) -> str:
+    """A JSON path cut after a few levels (the part nested too deep is all ``[0]``)."""
+    parts = re.findall(r"\[\d+\]|\.?[^.\[]+", where)
+    return where if len(parts) <= 8 else "".join(parts[:8]) + "…"
+
+
+DEEP_LIMIT = 256  # levels kept of a document nested too deep for the parser
+TOO_DEEP_MARK = "\0ragreview: nested too deep\0"  # (no JSON text can hold a raw NUL)
+
+
+def cut_deep(text: str) -> str:
+    """``text`` with every container nested deeper than ``DEEP_LIMIT`` replaced by the
+    string ``TOO_DEEP_MARK`` (``non_finite`` reports it), its newlines kept after it so
+    lines stay where they were."""
+    parts: list[str] = []
+    depth, done, cut_at = 0, 0, -1
+    for match in TOKEN.finditer(text):
+        char = match.group()[0]
+        if char in "[{":
+            depth += 1
+            if depth == DEEP_LIMIT + 1:
+                cut_at = match.start()
+        elif char in "]}":
+            if depth == DEEP_LIMIT + 1 and cut_at >= 0:
+                parts.append(text[done:cut_at])
+                parts.append(json.dumps(TOO_DEEP_MARK))
+                parts.append("\n" * text.count("\n", cut_at, match.end()))
+                done, cut_at = match.end(), -1
+            depth -= 1
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+# Strings and structural characters: enough to follow a JSON path through the text.
+TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')

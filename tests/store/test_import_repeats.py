@@ -1,0 +1,44 @@
+"""The importer never lets a record overwrite another of the same import."""
+
+from __future__ import annotations
+
+from ragreview.store import importer, open_database
+from ragreview.store import records as store_records
+
+from .test_records import item
+
+
+def test_a_repeated_id_in_one_import_keeps_the_first(tmp_path) -> None:
+    db = open_database(tmp_path / "t.ragreview.db")
+    items = [item(1, "a", "first"), item(2, "b"), item(5, "a", "second")]
+    summary = importer.import_records(db, "ds", "ragreview", None, items)
+    assert (summary.inserted, summary.updated, summary.unchanged) == (2, 0, 0)
+    assert summary.repeated == [("a", 1, 5)]
+    stored = store_records.find(db, "a", "ds")
+    assert stored.record.documents[0].sentences[0][1] == "first"
+    db.conn.close()
+
+
+def test_a_repeat_across_imports_is_an_update_not_a_repeat(tmp_path) -> None:
+    db = open_database(tmp_path / "t.ragreview.db")
+    importer.import_records(db, "ds", "ragreview", None, [item(1, "a", "old")])
+    summary = importer.import_records(db, "ds", "ragreview", None, [item(1, "a", "new")])
+    assert (summary.updated, summary.repeated) == (1, [])
+    db.conn.close()
+
+
+def test_the_import_command_reports_a_repeat_it_did_not_store(tmp_path) -> None:
+    """What the importer kept out is an error naming both lines (for a reader that let
+    a repeated id through)."""
+    from ragreview.cli.session import store_stream
+
+    path = tmp_path / "in.jsonl"
+    path.write_text("{}\n")
+    db = open_database(tmp_path / "t.ragreview.db")
+    stream = [item(1, "a"), item(4, "a", "other")]
+    summary, errors = store_stream(db, path, "ds", "ragreview", stream)
+    assert summary.inserted == 1
+    assert [str(e) for e in errors] == [
+        f"{path}:4: id: 'a' repeats (first on line 1): not imported"
+    ]
+    db.conn.close()
