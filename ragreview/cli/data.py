@@ -71,35 +71,40 @@ def import_cmd(
     help="Output format.",
 )
 @click.option("--reviewed-only", is_flag=True, help="Only records marked reviewed.")
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @db_option
 @dataset_option
 def export_cmd(
-    path: str, out_path: str, as_: str, reviewed_only: bool, db: str | None, dataset: str | None
+    path: str,
+    out_path: str,
+    as_: str,
+    reviewed_only: bool,
+    force: bool,
+    db: str | None,
+    dataset: str | None,
 ) -> None:
-    """Write the corrected records out."""
+    """Write the corrected records out.
+
+    FILE is written under a temporary name and renamed into place when complete. It is
+    never the review database or an input file; an existing FILE needs --force.
+    """
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         fmt = export.resolve_format(opened.db, opened.dataset, as_)
         total = export.total(opened.db, opened.dataset)
-        try:
-            out = (
-                sys.stdout
-                if out_path == "-"
-                else Path(out_path).open("w", encoding="utf-8", newline="")
-            )
-        except OSError as err:
-            raise click.ClickException(f"{out_path}: cannot write: {err.strerror}") from None
-        try:
-            with progress(f"exporting {opened.dataset}", total) as advance:
-                count = export.write(
+        with progress(f"exporting {opened.dataset}", total) as advance:
+            options = {"reviewed_only": reviewed_only, "on_record": lambda: advance(1)}
+            if out_path == "-":
+                count = export.write(opened.db, opened.dataset, fmt, sys.stdout, **options)
+            else:
+                protect = [p for p in (opened.target.input_path,) if p is not None]
+                count = export.write_file(
                     opened.db,
                     opened.dataset,
                     fmt,
-                    out,
-                    reviewed_only=reviewed_only,
-                    on_record=lambda: advance(1),
+                    Path(out_path),
+                    force=force,
+                    protect=protect,
+                    **options,
                 )
-        finally:
-            if out is not sys.stdout:
-                out.close()
     click.echo(f"wrote {count} records to {out_path} as {fmt}", err=True)

@@ -10,6 +10,8 @@ from textual import work
 from textual.screen import Screen
 from textual.worker import WorkerState
 
+from ...core.errors import RagreviewError
+from ...core.safe_text import printable
 from ...store import browse
 from .prompt import PromptScreen
 
@@ -70,7 +72,12 @@ class ReviewJobs(Screen[None]):
         db = open_database(db_path)  # its own connection: the UI keeps labelling meanwhile
         try:
             fmt = export.resolve_format(db, self.review.dataset, "source")
-            count = export.write_file(db, self.review.dataset, fmt, out)
+            # force: pressing ctrl+e again replaces the previous export of that name (the
+            # point of exporting again); the DB and the input files stay protected
+            count = export.write_file(db, self.review.dataset, fmt, out, force=True)
+        except RagreviewError as err:
+            self.app.call_from_thread(self.notify, printable(str(err)), severity="error")
+            return
         finally:
             db.conn.close()
         self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
