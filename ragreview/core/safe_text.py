@@ -1,0 +1,54 @@
+"""Untrusted text made safe to show: the one boundary between data and a terminal,
+the TUI, a log line or a spreadsheet cell.
+
+Record text, ids, reviewer names, notes and judge replies come from files and servers
+we do not control. Written raw to a terminal, ``ESC [2J`` clears the screen, an OSC
+sequence sets the window title or writes the clipboard (OSC 52); in a spreadsheet a
+cell starting with ``=`` is a formula. ``printable`` removes every control character
+and escape sequence; ``csv_cell`` also defuses formulas. JSON exports keep the text
+exactly (JSON escapes control characters itself). See docs/safety.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Whole escape sequences first (so their parameters do not survive as text), then any
+# control character left: C0 except tab and newline, DEL, and C1 (U+0080-U+009F).
+_UNSAFE = re.compile(
+    r"""
+      \x1b\[[0-?]*[ -/]*[@-~]?                  # CSI: ESC [ params intermediates final
+    | \x9b[0-?]*[ -/]*[@-~]?                    # CSI, 8-bit form
+    | \x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?  # OSC/DCS/SOS/PM/APC ... BEL or ST
+    | [\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?  # the same, 8-bit
+    | \x1b[ -/]*[0-~]?                          # any other ESC sequence, or a lone ESC
+    | [\x00-\x08\x0b-\x1f\x7f-\x9f]             # every other control character
+    """,
+    re.VERBOSE,
+)
+_LINE_BREAKS = re.compile(r"[\t\n]")
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def printable(text: Any, *, one_line: bool = False) -> str:
+    """``text`` (``str()`` of it) without control characters or escape sequences.
+
+    Tab and newline are kept, unless ``one_line``: then each becomes a space, for
+    places that are one row on screen (a list row, a log line's fields)."""
+    out = _UNSAFE.sub("", text if isinstance(text, str) else str(text))
+    return _LINE_BREAKS.sub(" ", out) if one_line else out
+
+
+def csv_cell(value: Any) -> Any:
+    """A value for a CSV cell: text made ``printable`` and, when a spreadsheet would
+    read it as a formula (it starts with = + - @, tab or CR), prefixed with ``'``
+    (OWASP's advice). Numbers and None pass through unchanged."""
+    if not isinstance(value, str):
+        return value
+    cleaned = printable(value)
+    # checked before and after cleaning: CR is removed, and "\x1b=1" becomes "=1"
+    if value.startswith(FORMULA_STARTS) or cleaned.startswith(FORMULA_STARTS):
+        return "'" + cleaned
+    return cleaned
