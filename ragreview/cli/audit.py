@@ -94,7 +94,7 @@ def agreement(
     if resamples < 1:
         raise click.UsageError("--resamples must be at least 1")
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         report, points = build_report(opened.db, opened.dataset, seed, resamples, all_reviewed)
     if html_path:
         from ..services import report_html
@@ -191,7 +191,7 @@ def conflicts_cmd(
     Adjudicate in ``ragreview open`` or with ``ragreview label`` (an ordinary event).
     """
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         found = store_merge.conflicts(opened.db, opened.dataset, open_only=open_only)
     for c in found:
         if as_json:

@@ -22,7 +22,9 @@ def default_reviewer() -> str:
 
 
 def is_database(path: Path) -> bool:
-    if path.name.endswith(".db") and not path.exists():
+    """A ``.db`` name (no input format uses it: a damaged one must be reported as a
+    damaged database, not as an unknown input format), or a SQLite header."""
+    if path.name.endswith(".db"):
         return True
     try:
         with path.open("rb") as fh:
@@ -127,6 +129,17 @@ def _stderr_console() -> Any:
     from rich.console import Console
 
     return Console(stderr=True)
+
+
+DB_KEY = "ragreview.db"
+
+
+def remember_db(path: str | Path) -> None:
+    """Note the command's DB, for the one line a storage error is turned into
+    (``cli.Group.invoke``): SQLite's errors do not say which file they are about."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[DB_KEY] = str(path)
 
 
 @contextmanager

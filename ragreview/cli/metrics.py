@@ -52,7 +52,7 @@ def metrics(
 ) -> None:
     """Every metric computed from the judge's labels and from the reviewed labels."""
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         name = opened.dataset
         if per_record:
             rows = metric_rows.iter_record_values(opened.db, name)

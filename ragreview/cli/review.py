@@ -141,7 +141,7 @@ def log(
     from .judge import echo_judge_errors
 
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         rowid = (
             store_records.find(opened.db, record_id, opened.dataset).rowid if record_id else None
         )

@@ -20,7 +20,7 @@ from ..store import settings as store_settings
 from ..store.db import building
 from ..store.importer import Prepared
 from ..store.records import ImportSummary
-from .common import Target, file_progress, resolve
+from .common import Target, file_progress, remember_db, resolve
 
 
 @dataclass
@@ -122,13 +122,18 @@ def report_errors(errors: list[InputError], limit: int = 20) -> None:
         click.echo(f"… and {len(errors) - limit} more errors", err=True)
 
 
-def open_target(path: str, db: str | None = None, dataset: str | None = None) -> Opened:
-    """The DB for PATH; a source file not yet imported is imported first."""
+def open_target(
+    path: str, db: str | None = None, dataset: str | None = None, *, read_only: bool = False
+) -> Opened:
+    """The DB for PATH; a source file not yet imported is imported first.
+
+    ``read_only`` (commands that only read) opens an existing DB with ``mode=ro``."""
     target = resolve(path, db, dataset)
+    remember_db(target.db_path)
     if target.input_path is not None:
         assert target.dataset is not None
         if target.db_path.exists():
-            database = open_database(target.db_path)
+            database = open_database(target.db_path, read_only=read_only)
             if target.dataset in [d["name"] for d in store_records.datasets(database)]:
                 return Opened(database, target.dataset, target)
             database.conn.close()
@@ -138,7 +143,7 @@ def open_target(path: str, db: str | None = None, dataset: str | None = None) ->
         if errors:
             click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)
         return Opened(database, target.dataset, target)
-    database = open_database(target.db_path)
+    database = open_database(target.db_path, read_only=read_only)
     names = [d["name"] for d in store_records.datasets(database)]
     if target.dataset is not None:
         if target.dataset not in names:
