@@ -10,6 +10,7 @@ import click
 
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
+from ..core.safe_text import printable, printable_all
 from ..store import merge as store_merge
 from ..store import open_database, review_queries
 from ..store import settings as store_settings
@@ -106,7 +107,7 @@ def agreement(
     else:
         from .audit_text import print_report
 
-        print_report(report)
+        print_report(printable_all(report))
 
 
 @cli.command("merge")
@@ -146,7 +147,7 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
         return
     from .audit_text import print_merge
 
-    print_merge(into, summary, agreement_by_dataset)
+    print_merge(into, printable_all(summary), printable_all(agreement_by_dataset))
 
 
 @cli.command()
@@ -169,7 +170,7 @@ def sample(
         drawn = review_queries.draw_sample(opened.db, opened.dataset, n, by, seed)
         ids = review_queries.record_ids(opened.db, drawn.members)
     for rid in ids:
-        click.echo(rid)
+        click.echo(printable(rid, one_line=True))
     how = f"stratified by {by}" if by else "simple random"
     click.echo(
         f"sample {drawn.id}: {len(ids)} of {drawn.population} records ({how}, seed {seed})",
@@ -211,8 +212,7 @@ def conflicts_cmd(
         else:
             votes = " ".join(f"{who}={json.dumps(v)}" for who, v in c.values.items())
             done = " adjudicated" if c.adjudicated else ""
-            click.echo(
-                f"{c.record} {c.name} {c.target}: {votes} (now {json.dumps(c.current)}){done}"
-            )
+            line = f"{c.record} {c.name} {c.target}: {votes} (now {json.dumps(c.current)}){done}"
+            click.echo(printable(line, one_line=True))
     if not as_json:
         click.echo(f"{len(found)} conflicts", err=True)

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..core.errors import InputError, RagreviewError
+from ..core.safe_text import printable
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -147,5 +148,5 @@ def user_errors() -> Iterator[None]:
     """Turn our domain errors into one clean line and exit code 1."""
     try:
         yield
-    except (RagreviewError, InputError) as err:
-        raise click.ClickException(str(err)) from None
+    except (RagreviewError, InputError) as err:  # messages may quote ids and file text
+        raise click.ClickException(printable(str(err), one_line=True)) from None

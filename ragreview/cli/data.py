@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from .. import formats
+from ..core.safe_text import printable
 from ..services import export
 from . import cli
 from .common import progress, resolve, user_errors
@@ -48,11 +49,11 @@ def import_cmd(
         _db, summary, errors = import_target(target, formats.read(target.input_path, fmt))
         report_errors(errors)
     stale = f", {summary.stale} now stale" if summary.stale else ""
-    click.echo(
+    line = (
         f"{target.db_path}: dataset {target.dataset!r}: {summary.inserted} new, "
-        f"{summary.updated} changed{stale}, {summary.unchanged} unchanged",
-        err=True,
+        f"{summary.updated} changed{stale}, {summary.unchanged} unchanged"
     )
+    click.echo(printable(line, one_line=True), err=True)
     if errors:
         raise click.ClickException(f"{len(errors)} invalid records were skipped")
 

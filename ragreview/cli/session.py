@@ -12,6 +12,7 @@ import sqlite_utils
 from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
+from ..core.safe_text import printable
 from ..formats.jsonio import reporting_bytes
 from ..services import import_pipeline
 from ..store import importer, open_database
@@ -117,7 +118,7 @@ def import_target(
 
 def report_errors(errors: list[InputError], limit: int = 20) -> None:
     for err in errors[:limit]:
-        click.echo(f"error: {err}", err=True)
+        click.echo(printable(f"error: {err}", one_line=True), err=True)
     if len(errors) > limit:
         click.echo(f"… and {len(errors) - limit} more errors", err=True)
 

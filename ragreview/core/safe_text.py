@@ -11,6 +11,7 @@ exactly (JSON escapes control characters itself). See docs/safety.md.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -52,3 +53,23 @@ def csv_cell(value: Any) -> Any:
     if value.startswith(FORMULA_STARTS) or cleaned.startswith(FORMULA_STARTS):
         return "'" + cleaned
     return cleaned
+
+
+def printable_all(value: Any) -> Any:
+    """``printable`` applied to every string in nested dicts, lists, tuples and
+    dataclasses (keys too): a report holding reviewer names and field values, made
+    safe to print."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable_all(k): printable_all(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(printable_all(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {
+            f.name: printable_all(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.init
+        }
+        return dataclasses.replace(value, **changes)
+    return value

@@ -164,8 +164,7 @@ def explain(err: sqlite3.Error, path: str | Path) -> DatabaseProblem:
         )
     if name.startswith("SQLITE_READONLY"):
         return DatabaseProblem(
-            f"{path}: cannot write here (a read-only file, folder or mount): "
-            "nothing was changed"
+            f"{path}: cannot write here (a read-only file, folder or mount): nothing was changed"
         )
     if name.startswith("SQLITE_CANTOPEN"):
         if Path(path).exists():  # a read-only folder or mount: no journal can be created
