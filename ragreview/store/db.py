@@ -38,6 +38,11 @@ def connect(path: str | Path) -> sqlite3.Connection:
     """
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    try:
+        _check_ours(conn, path)  # before WAL is switched on: that would change the file
+    except BaseException:
+        conn.close()
+        raise
     conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
     _enable_wal(conn)
     conn.execute("PRAGMA synchronous=FULL")
@@ -73,12 +78,11 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
         if read_only:
             conn = connect_read_only(path)
             db = sqlite_utils.Database(conn)
-            _check_ours(db, path)
+            _check_ours(conn, path)
             if not MIGRATIONS.pending(db):
                 return db
             conn.close()
         db = sqlite_utils.Database(connect(path))
-        _check_ours(db, path)
         if MIGRATIONS.pending(db):
             # Hold the write lock for the whole migration (apply re-reads what is pending
             # under it): two processes opening a new file at once would otherwise both
@@ -115,11 +119,11 @@ def connect_read_only(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
-def _check_ours(db: sqlite_utils.Database, path: str | Path) -> None:
+def _check_ours(conn: sqlite3.Connection, path: str | Path) -> None:
     """Raise ``DatabaseProblem`` for a SQLite file of another program (tables, but not
     our migrations table): migrating it would add our tables to someone else's data.
     Reading the schema also makes SQLite check the file header (``not a database``)."""
-    names = {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
     if names and "_sqlite_migrations" not in names:
         raise DatabaseProblem(damaged_message(path))
 
