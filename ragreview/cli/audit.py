@@ -10,7 +10,7 @@ import click
 
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
-from ..core.safe_text import printable, printable_all
+from ..core.safe_text import json_for_terminal, printable, printable_all
 from ..store import merge as store_merge
 from ..store import open_database, review_queries
 from ..store import settings as store_settings
@@ -59,6 +59,10 @@ def build_report(
     return report, points
 
 
+def json_line(obj: Any) -> str:
+    return json_for_terminal(json.dumps(obj, ensure_ascii=False))
+
+
 @cli.command()
 @click.argument("path")
 @json_option
@@ -103,7 +107,7 @@ def agreement(
         Path(html_path).write_text(report_html.render(report, points), encoding="utf-8")
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
-        click.echo(json.dumps(report, ensure_ascii=False))
+        click.echo(json_line(report))
     else:
         from .audit_text import print_report
 
@@ -130,7 +134,7 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
         }
     if as_json:
         click.echo(
-            json.dumps(
+            json_line(
                 {
                     "into": into,
                     "reviewers": [
@@ -140,8 +144,7 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
                     "conflicts": summary.conflicts,
                     "agreement": agreement_by_dataset,
                     "warnings": summary.warnings,
-                },
-                ensure_ascii=False,
+                }
             )
         )
         return
@@ -197,7 +200,7 @@ def conflicts_cmd(
     for c in found:
         if as_json:
             click.echo(
-                json.dumps(
+                json_line(
                     {
                         "record": c.record,
                         "name": c.name,
@@ -205,8 +208,7 @@ def conflicts_cmd(
                         "values": c.values,
                         "current": c.current,
                         "adjudicated": c.adjudicated,
-                    },
-                    ensure_ascii=False,
+                    }
                 )
             )
         else:

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import sqlite_utils
 
-from ..core.safe_text import printable
+from ..core.safe_text import json_for_terminal, printable
 from ..store import judge_store
 from . import cli
 from .common import counting_bar, progress_enabled, user_errors
@@ -244,7 +244,7 @@ def echo_judge_errors(
     errors = judge_store.iter_errors(db, dataset=dataset, record=record, unresolved=not everything)
     for err in errors:
         if as_json:
-            click.echo(json.dumps(err.as_json(), ensure_ascii=False))
+            click.echo(json_for_terminal(json.dumps(err.as_json(), ensure_ascii=False)))
         else:
             fixed = f"  (resolved by run {err.resolved})" if err.resolved else ""
             line = (

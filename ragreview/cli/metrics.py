@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..core.safe_text import printable
+from ..core.safe_text import json_for_terminal, printable
 from ..store import metric_rows
 from . import cli
 from .common import user_errors
@@ -33,7 +33,7 @@ def _line(obj: dict[str, Any]) -> str:
     out = dict(obj)
     for layer in ("judge", "effective"):
         out[layer] = _clean(out[layer])
-    return json.dumps(out, ensure_ascii=False, allow_nan=False)
+    return json_for_terminal(json.dumps(out, ensure_ascii=False, allow_nan=False))
 
 
 @cli.command()

@@ -7,7 +7,7 @@ import json
 import click
 
 from ..core.labels import parse_value_text
-from ..core.safe_text import printable
+from ..core.safe_text import json_for_terminal, printable
 from ..store import history
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -156,7 +156,7 @@ def log(
             if event.dataset != opened.dataset:
                 continue
             if as_json:
-                click.echo(json.dumps(event.as_json(), ensure_ascii=False))
+                click.echo(json_for_terminal(json.dumps(event.as_json(), ensure_ascii=False)))
             else:
                 old = "–" if event.old is None else json.dumps(event.old, ensure_ascii=False)
                 new = "–" if event.new is None else json.dumps(event.new, ensure_ascii=False)

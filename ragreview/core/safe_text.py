@@ -73,3 +73,13 @@ def printable_all(value: Any) -> Any:
         }
         return dataclasses.replace(value, **changes)
     return value
+
+
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
+
+
+def json_for_terminal(dumped: str) -> str:
+    """A ``json.dumps(..., ensure_ascii=False)`` line made safe to print: JSON escapes
+    C0 controls itself, but leaves DEL and C1 (8-bit CSI/OSC) raw; they become
+    ``\\u009b`` escapes, so the parsed value is still exactly the original text."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)

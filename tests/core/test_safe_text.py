@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ragreview.core.safe_text import csv_cell, printable, printable_all
+from ragreview.core.safe_text import csv_cell, json_for_terminal, printable, printable_all
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,12 @@ def test_printable_all_reaches_every_string():
 
     data = {"\x1b[1mk": [("a\x07", 1), {"x": "\x1b]0;t\x07v"}], "s": Summary(["e\x07ve"], 2)}
     assert printable_all(data) == {"k": [("a", 1), {"x": "v"}], "s": Summary(["eve"], 2)}
+
+
+def test_json_for_terminal_escapes_c1_and_keeps_the_value():
+    import json
+
+    value = {"id": "a\x9b31m\x1b]0;t\x07\x7fé"}
+    line = json_for_terminal(json.dumps(value, ensure_ascii=False))
+    assert not any(0x7F <= ord(ch) <= 0x9F or ord(ch) < 0x20 for ch in line)
+    assert "é" in line and json.loads(line) == value
