@@ -8,6 +8,7 @@ client object: it is never put in a ``JudgeConfig`` field that could be stored o
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import random
 from collections.abc import Callable
@@ -201,7 +202,11 @@ class MalformedReply(ValueError):
 
 
 def _tokens(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    """A token count as the server gave it, or 0 when it is not a sensible number
+    (a string, null, NaN: Python's JSON parser accepts ``NaN`` and ``Infinity``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if math.isfinite(value) and value > 0 else 0
 
 
 def reply_parts(resp: Any) -> tuple[str | None, int, int]:

@@ -35,6 +35,7 @@ MALFORMED = {
     "number 4?": completion_body(choices=[{"index": 0, "message": {"content": 42}}]),
     "number 5?": completion_body(usage={"prompt_tokens": "many", "completion_tokens": None}),
     "number 6?": ["not", "an", "object"],
+    "number 7?": completion_body(usage={"prompt_tokens": float("nan"), "completion_tokens": 1e999}),
 }
 
 
@@ -42,11 +43,11 @@ def test_malformed_replies_are_that_records_error_not_the_runs(judge_server, tra
     for match, body in MALFORMED.items():
         judge_server.inject("reply", match=match, times=100, body=body)
     run_id, stats = run(trace_db, "trace", config(judge_server, max_retries=1))
-    assert (stats.labelled, stats.errors) == (2, 6)
+    assert (stats.labelled, stats.errors) == (1, 7)
     layers = judge_layers(trace_db)
-    assert layers["q0"] == layers["q7"] == EXPECTED_TRACE
+    assert layers["q0"] == EXPECTED_TRACE
     errors = {e.record: e.message for e in judge_store.iter_errors(trace_db, dataset="trace")}
-    assert set(errors) == {f"q{i}" for i in range(1, 7)}
+    assert set(errors) == {f"q{i}" for i in range(1, 8)}
     assert (
         errors["q1"]
         == "malformed reply from the server: choices[0] has no message after 2 attempts"
