@@ -15,7 +15,7 @@ from ..store import merge as store_merge
 from ..store import open_database, review_queries
 from ..store import settings as store_settings
 from . import cli
-from .common import user_errors
+from .common import remember_db, user_errors
 from .options import dataset_option, db_option, json_option
 from .session import open_target
 
@@ -127,6 +127,7 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
     with user_errors():
         if Path(into).resolve() in {Path(p).resolve() for p in paths}:
             raise click.UsageError("--into must be a new file, not one of the inputs")
+        remember_db(into)
         database = open_database(into)
         summary = store_merge.merge(database, list(paths))
         agreement_by_dataset = {

@@ -51,10 +51,13 @@ def resolve(path: str, db: str | None = None, dataset: str | None = None) -> Tar
     if is_database(p):
         if not p.exists():
             raise click.ClickException(f"{p}: no such database")
+        remember_db(p)
         return Target(p, None, dataset)
     if not p.exists():
         raise click.ClickException(f"{p}: no such file")
-    return Target(Path(db) if db else default_db(p), p, dataset or p.stem)
+    target = Target(Path(db) if db else default_db(p), p, dataset or p.stem)
+    remember_db(target.db_path)
+    return target
 
 
 def progress_enabled() -> bool:

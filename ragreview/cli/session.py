@@ -21,7 +21,7 @@ from ..store import settings as store_settings
 from ..store.db import building
 from ..store.importer import Prepared
 from ..store.records import ImportSummary
-from .common import Target, file_progress, remember_db, resolve
+from .common import Target, file_progress, resolve
 
 
 @dataclass
@@ -130,7 +130,6 @@ def open_target(
 
     ``read_only`` (commands that only read) opens an existing DB with ``mode=ro``."""
     target = resolve(path, db, dataset)
-    remember_db(target.db_path)
     if target.input_path is not None:
         assert target.dataset is not None
         if target.db_path.exists():

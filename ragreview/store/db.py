@@ -74,6 +74,7 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
     A file SQLite cannot use, or that is not ours, raises ``DatabaseProblem``."""
     import sqlite_utils
 
+    conn: sqlite3.Connection | None = None
     try:
         if read_only:
             conn = connect_read_only(path)
@@ -82,17 +83,21 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
             if not MIGRATIONS.pending(db):
                 return db
             conn.close()
-        db = sqlite_utils.Database(connect(path))
+            conn = None
+        conn = connect(path)
+        db = sqlite_utils.Database(conn)
         if MIGRATIONS.pending(db):
             # Hold the write lock for the whole migration (apply re-reads what is pending
             # under it): two processes opening a new file at once would otherwise both
             # apply m001 ("table already exists"), or fail to upgrade a read to a write.
             with write(db.conn):
                 MIGRATIONS.apply(db)
-    except sqlite3.DatabaseError as err:
-        if not is_storage_error(err):
-            raise
-        raise explain(err, path) from None
+    except BaseException as err:
+        if conn is not None:
+            conn.close()
+        if isinstance(err, sqlite3.DatabaseError) and is_storage_error(err):
+            raise explain(err, path) from None
+        raise
     return db
 
 

@@ -10,6 +10,7 @@ allowed); the full disk is also reproduced without a mount by ``PRAGMA max_page_
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import sqlite3
@@ -43,7 +44,14 @@ def labelled_db(tmp_path: Path, demo_path: Path) -> Path:
     shutil.copy(demo_path, src)
     code, err = invoke("label", src, "covid-1", "relevant", "0a", "false", "--reviewer", "ann")
     assert code == 0, err
-    return tmp_path / "demo.ragreview.db"
+    db = tmp_path / "demo.ragreview.db"
+    # the in-process command's connection is only closed when collected: close it, and
+    # fold the WAL into the file, so that nothing writes the file after it is damaged
+    gc.collect()
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return db
 
 
 def damage(db: Path, kind: str) -> None:
