@@ -210,6 +210,11 @@ def test_a_full_disk_during_label_loses_no_acknowledged_label(tmp_path, demo_pat
             lines = proc.stderr.strip().splitlines()
             assert len(lines) == 1 and "the disk is full" in lines[0], proc.stderr
             assert "Traceback" not in proc.stderr
+        # an export onto the full disk: one line, and no half file or temporary left
+        proc = run_cli("export", src, "--out", mnt / "gold.jsonl")
+        assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        assert "No space left on device" in proc.stderr or "disk is full" in proc.stderr
+        assert [p.name for p in mnt.iterdir() if "gold" in p.name] == []
         (mnt / "filler").unlink()
         log = run_cli("log", src, "--json")
         assert [json.loads(x)["target"] for x in log.stdout.splitlines()] == acknowledged
