@@ -16,13 +16,14 @@ import re
 from typing import Any
 
 # Whole escape sequences first (so their parameters do not survive as text), then any
-# control character left: C0 except tab and newline, DEL, and C1 (U+0080-U+009F).
+# control character left: C0 except tab and newline, DEL, and C1 (U+0080-U+009F). An
+# 8-bit string introducer (U+009D OSC…) is removed alone, not with the text after it:
+# C1 characters turn up in mis-decoded Windows-1252 text, where that text is real.
 _UNSAFE = re.compile(
     r"""
       \x1b\[[0-?]*[ -/]*[@-~]?                  # CSI: ESC [ params intermediates final
-    | \x9b[0-?]*[ -/]*[@-~]?                    # CSI, 8-bit form
+    | \x9b[0-?]*[@-~]                           # CSI, 8-bit form (no intermediates)
     | \x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?  # OSC/DCS/SOS/PM/APC ... BEL or ST
-    | [\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?  # the same, 8-bit
     | \x1b[ -/]*[0-~]?                          # any other ESC sequence, or a lone ESC
     | [\x00-\x08\x0b-\x1f\x7f-\x9f]             # every other control character
     """,

@@ -17,7 +17,8 @@ from ragreview.core.safe_text import csv_cell, json_for_terminal, printable, pri
         ("x\x1b]52;c;ZXZpbA==\x1b\\y", "xy"),  # OSC 52: clipboard write, ST-terminated
         ("\x1b[31mred\x1b[0m", "red"),  # SGR colour
         ("\x9b31mred", "red"),  # 8-bit CSI
-        ("\x9d0;t\x9cz", "z"),  # 8-bit OSC ... ST
+        ("it\x9b s", "it s"),  # a lone U+009B (mis-decoded "›") takes no text with it
+        ("\x9d0;t\x9cz", "0;tz"),  # 8-bit OSC ... ST: the controls go, the text stays
         ("\x1bP1$r\x1b\\ok", "ok"),  # DCS
         ("lone\x1b", "lone"),
         ("nul\x00bel\x07bs\x08del\x7fnel\x85cr\r", "nulbelbsdelnelcr"),
