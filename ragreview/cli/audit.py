@@ -10,11 +10,12 @@ import click
 
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
+from ..core.safe_text import json_for_terminal, printable, printable_all
 from ..store import merge as store_merge
 from ..store import open_database, review_queries, reviewer_layers
 from ..store import settings as store_settings
 from . import cli
-from .common import user_errors
+from .common import remember_db, user_errors
 from .options import dataset_option, db_option, json_option
 from .session import open_target
 
@@ -56,6 +57,10 @@ def build_report(
     return report, points
 
 
+def json_line(obj: Any) -> str:
+    return json_for_terminal(json.dumps(obj, ensure_ascii=False))
+
+
 @cli.command()
 @click.argument("path")
 @json_option
@@ -92,7 +97,7 @@ def agreement(
     if resamples < 1:
         raise click.UsageError("--resamples must be at least 1")
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         report, points = build_report(opened.db, opened.dataset, seed, resamples, all_reviewed)
     if html_path:
         from ..services import report_html
@@ -100,11 +105,11 @@ def agreement(
         Path(html_path).write_text(report_html.render(report, points), encoding="utf-8")
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
-        click.echo(json.dumps(report, ensure_ascii=False))
+        click.echo(json_line(report))
     else:
         from .audit_text import print_report
 
-        print_report(report)
+        print_report(printable_all(report))
 
 
 @cli.command("merge")
@@ -120,6 +125,7 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
     with user_errors():
         if Path(into).resolve() in {Path(p).resolve() for p in paths}:
             raise click.UsageError("--into must be a new file, not one of the inputs")
+        remember_db(into)
         database = open_database(into)
         summary = store_merge.merge(database, list(paths))
         agreement_by_dataset = {
@@ -127,7 +133,7 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
         }
     if as_json:
         click.echo(
-            json.dumps(
+            json_line(
                 {
                     "into": into,
                     "reviewers": [
@@ -137,14 +143,13 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
                     "conflicts": summary.conflicts,
                     "agreement": agreement_by_dataset,
                     "warnings": summary.warnings,
-                },
-                ensure_ascii=False,
+                }
             )
         )
         return
     from .audit_text import print_merge
 
-    print_merge(into, summary, agreement_by_dataset)
+    print_merge(into, printable_all(summary), printable_all(agreement_by_dataset))
 
 
 @cli.command()
@@ -167,7 +172,7 @@ def sample(
         drawn = review_queries.draw_sample(opened.db, opened.dataset, n, by, seed)
         ids = review_queries.record_ids(opened.db, drawn.members)
     for rid in ids:
-        click.echo(rid)
+        click.echo(printable(rid, one_line=True))
     how = f"stratified by {by}" if by else "simple random"
     click.echo(
         f"sample {drawn.id}: {len(ids)} of {drawn.population} records ({how}, seed {seed})",
@@ -189,12 +194,12 @@ def conflicts_cmd(
     Adjudicate in ``ragreview open`` or with ``ragreview label`` (an ordinary event).
     """
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         found = store_merge.conflicts(opened.db, opened.dataset, open_only=open_only)
     for c in found:
         if as_json:
             click.echo(
-                json.dumps(
+                json_line(
                     {
                         "record": c.record,
                         "name": c.name,
@@ -202,15 +207,13 @@ def conflicts_cmd(
                         "values": c.values,
                         "current": c.current,
                         "adjudicated": c.adjudicated,
-                    },
-                    ensure_ascii=False,
+                    }
                 )
             )
         else:
             votes = " ".join(f"{who}={json.dumps(v)}" for who, v in c.values.items())
             done = " adjudicated" if c.adjudicated else ""
-            click.echo(
-                f"{c.record} {c.name} {c.target}: {votes} (now {json.dumps(c.current)}){done}"
-            )
+            line = f"{c.record} {c.name} {c.target}: {votes} (now {json.dumps(c.current)}){done}"
+            click.echo(printable(line, one_line=True))
     if not as_json:
         click.echo(f"{len(found)} conflicts", err=True)

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..core.errors import InputError, RagreviewError
+from ..core.safe_text import printable
 from ..formats.jsonio import check_regular
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -23,7 +24,9 @@ def default_reviewer() -> str:
 
 
 def is_database(path: Path) -> bool:
-    if path.name.endswith(".db") and not path.exists():
+    """A ``.db`` name (no input format uses it: a damaged one must be reported as a
+    damaged database, not as an unknown input format), or a SQLite header."""
+    if path.name.endswith(".db"):
         return True
     try:
         with path.open("rb") as fh:
@@ -54,10 +57,13 @@ def resolve(path: str, db: str | None = None, dataset: str | None = None) -> Tar
     if is_database(p):
         if not p.exists():
             raise click.ClickException(f"{p}: no such database")
+        remember_db(p)
         return Target(p, None, dataset)
     if not p.exists():
         raise click.ClickException(f"{p}: no such file")
-    return Target(Path(db) if db else default_db(p), p, dataset or p.stem)
+    target = Target(Path(db) if db else default_db(p), p, dataset or p.stem)
+    remember_db(target.db_path)
+    return target
 
 
 def progress_enabled() -> bool:
@@ -135,10 +141,21 @@ def _stderr_console() -> Any:
     return Console(stderr=True)
 
 
+DB_KEY = "ragreview.db"
+
+
+def remember_db(path: str | Path) -> None:
+    """Note the command's DB, for the one line a storage error is turned into
+    (``cli.Group.invoke``): SQLite's errors do not say which file they are about."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[DB_KEY] = str(path)
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn our domain errors into one clean line and exit code 1."""
     try:
         yield
-    except (RagreviewError, InputError) as err:
-        raise click.ClickException(str(err)) from None
+    except (RagreviewError, InputError) as err:  # messages may quote ids and file text
+        raise click.ClickException(printable(str(err), one_line=True)) from None

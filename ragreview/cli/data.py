@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from .. import formats
+from ..core.safe_text import printable
 from ..formats import catalogue, mapped
 from ..services import export
 from . import cli
@@ -59,11 +60,11 @@ def import_cmd(
         )
         report_errors(errors)
     stale = f", {summary.stale} now stale" if summary.stale else ""
-    click.echo(
+    line = (
         f"{target.db_path}: dataset {target.dataset!r}: {summary.inserted} new, "
-        f"{summary.updated} changed{stale}, {summary.unchanged} unchanged",
-        err=True,
+        f"{summary.updated} changed{stale}, {summary.unchanged} unchanged"
     )
+    click.echo(printable(line, one_line=True), err=True)
     if errors:
         raise click.ClickException(f"{len(errors)} invalid records were skipped")
 
@@ -87,6 +88,7 @@ def import_cmd(
     is_flag=True,
     help="Write the source format even where it cannot hold some reviewed labels.",
 )
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @db_option
 @dataset_option
 def export_cmd(
@@ -95,57 +97,64 @@ def export_cmd(
     as_: str,
     reviewed_only: bool,
     allow_loss: bool,
+    force: bool,
     db: str | None,
     dataset: str | None,
 ) -> None:
-    """Write the corrected records out."""
+    """Write the corrected records out.
+
+    FILE is written under a temporary name and renamed into place when complete. It is
+    never the review database or an input file; an existing FILE needs --force.
+    """
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
+        protect = [p for p in (opened.target.input_path,) if p is not None]
         if as_ == "parquet":  # a binary file, written by path
             if out_path == "-":
                 raise click.ClickException("--as parquet needs a file for --out")
             from ..services import parquet_export
 
+            destination = Path(out_path)
+            export.check_destination(
+                destination, export.protected_paths(opened.db, *protect), force
+            )
             count = parquet_export.write_file(
                 opened.db,
                 opened.dataset,
-                Path(out_path),
+                destination,
                 reviewed_only=reviewed_only,
                 allow_loss=allow_loss,
             )
-            click.echo(f"wrote {count} records to {out_path} as parquet", err=True)
+            click.echo(printable(f"wrote {count} records to {out_path} as parquet"), err=True)
             return
         fmt = export.resolve_format(opened.db, opened.dataset, as_)
         # before the output is opened: a refused export leaves no file behind
         if allow_loss:
             dropped = export.lost(opened.db, opened.dataset, fmt, reviewed_only=reviewed_only)
             if dropped:
-                click.echo(f"left out (--allow-loss): {export.describe_loss(dropped)}", err=True)
+                left_out = f"left out (--allow-loss): {export.describe_loss(dropped)}"
+                click.echo(printable(left_out, one_line=True), err=True)
         else:
             export.check_loss(opened.db, opened.dataset, fmt, reviewed_only=reviewed_only)
         total = export.total(opened.db, opened.dataset)
-        try:
-            out = (
-                sys.stdout
-                if out_path == "-"
-                else Path(out_path).open("w", encoding="utf-8", newline="")
-            )
-        except OSError as err:
-            raise click.ClickException(f"{out_path}: cannot write: {err.strerror}") from None
-        try:
-            with progress(f"exporting {opened.dataset}", total) as advance:
-                count = export.write(
+        with progress(f"exporting {opened.dataset}", total) as advance:
+            options = {
+                "reviewed_only": reviewed_only,
+                "allow_loss": True,  # checked above
+                "on_record": lambda: advance(1),
+            }
+            if out_path == "-":
+                count = export.write(opened.db, opened.dataset, fmt, sys.stdout, **options)
+            else:
+                count = export.write_file(
                     opened.db,
                     opened.dataset,
                     fmt,
-                    out,
-                    reviewed_only=reviewed_only,
-                    allow_loss=True,  # checked above
-                    on_record=lambda: advance(1),
+                    Path(out_path),
+                    force=force,
+                    protect=protect,
+                    **options,
                 )
-        finally:
-            if out is not sys.stdout:
-                out.close()
     click.echo(f"wrote {count} records to {out_path} as {fmt}", err=True)
 
 

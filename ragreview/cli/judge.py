@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 import sqlite_utils
 
+from ..core.safe_text import json_for_terminal, printable
 from ..store import judge_store
 from . import cli
 from .common import counting_bar, progress_enabled, user_errors
@@ -134,7 +135,7 @@ def judge(
             if dry_run:
                 _dry_run(opened.db, opened.dataset, config)
             elif collect:
-                _collect(opened.db, opened.dataset, config)
+                _collect(opened.db, opened.dataset, config, path)
             elif use_batch:
                 _submit(opened.db, opened.dataset, config)
             else:
@@ -154,8 +155,8 @@ def _dry_run(db: sqlite_utils.Database, dataset: str, config) -> None:
     from ..services.judge.runner import plan
 
     for job in plan(db, dataset, config):
-        click.echo(f"=== {job.record.id} ({job.task.name}) ===")
-        click.echo(job.prompt)
+        click.echo(printable(f"=== {job.record.id} ({job.task.name}) ===", one_line=True))
+        click.echo(printable(job.prompt))
 
 
 def _summary(stats, config) -> str:
@@ -168,10 +169,15 @@ def _summary(stats, config) -> str:
 
 
 @contextmanager
-def _progress_bar(total: int, config) -> Iterator[Callable]:
-    """A bar with tokens and cost on a terminal; nothing when piped."""
+def _progress_bar(total: int, config) -> Iterator[tuple[Callable, Callable]]:
+    """(update, waiting): a bar with tokens and cost on a terminal, where a long wait
+    before a retry shows in the bar; when piped, no bar and each long wait is a line."""
     if not progress_enabled():
-        yield lambda stats: None
+
+        def say(seconds: float, why: str) -> None:
+            click.echo(printable(f"waiting {seconds:.0f} s before a retry ({why})"), err=True)
+
+        yield (lambda stats: None), say
         return
     with counting_bar("{task.fields[usage]}") as bar:
         task = bar.add_task("judging", total=total, usage="")
@@ -182,19 +188,25 @@ def _progress_bar(total: int, config) -> Iterator[Callable]:
                 usage += f" ${stats.cost(config):.4f}"
             if stats.errors:
                 usage += f" {stats.errors} errors"
+            # (replaces a wait shown by ``waiting``: a record finished since)
             bar.update(task, completed=stats.done + stats.skipped, usage=usage)
 
-        yield update
+        def waiting(seconds: float, why: str) -> None:
+            shown = printable(f"waiting {seconds:.0f} s ({why})", one_line=True)
+            bar.update(task, usage=shown)
+
+        yield update, waiting
 
 
 def _online(db: sqlite_utils.Database, dataset: str, config, path: str) -> None:
     from ..services.judge.runner import count_records, run
 
-    with _progress_bar(count_records(db, dataset), config) as update:
-        run_id, stats = run(db, dataset, config, on_progress=update)
-    click.echo(f"run {run_id} ({config.model}): {_summary(stats, config)}")
+    with _progress_bar(count_records(db, dataset), config) as (update, waiting):
+        run_id, stats = run(db, dataset, config, on_progress=update, on_wait=waiting)
+    click.echo(printable(f"run {run_id} ({config.model}): {_summary(stats, config)}"))
     if stats.errors:
         click.echo(f"see the errors with: ragreview log {path} --errors", err=True)
+        raise click.ClickException(f"{stats.errors} records could not be labelled")
 
 
 def _submit(db: sqlite_utils.Database, dataset: str, config) -> None:
@@ -202,13 +214,13 @@ def _submit(db: sqlite_utils.Database, dataset: str, config) -> None:
 
     run_id, stats, reports = submit(db, dataset, config)
     for report in reports:
-        click.echo(f"batch {report.id}: {report.status}, {report.requests} requests")
+        click.echo(printable(f"batch {report.id}: {report.status}, {report.requests} requests"))
     click.echo(f"run {run_id} ({config.model}): {_summary(stats, config)}")
     if reports:
         click.echo("collect the results later with: ragreview judge PATH --collect", err=True)
 
 
-def _collect(db: sqlite_utils.Database, dataset: str, config) -> None:
+def _collect(db: sqlite_utils.Database, dataset: str, config, path: str) -> None:
     from ..services.judge.batch import collect
 
     stats, reports = collect(db, dataset, config)
@@ -217,7 +229,11 @@ def _collect(db: sqlite_utils.Database, dataset: str, config) -> None:
         return
     for report in reports:
         done = f", {report.labelled} labelled, {report.errors} errors" if report.requests else ""
-        click.echo(f"batch {report.id}: {report.status}{done}")
+        click.echo(printable(f"batch {report.id}: {report.status}{done}"))
+    errors = sum(report.errors for report in reports)
+    if errors:
+        click.echo(f"see the errors with: ragreview log {path} --errors", err=True)
+        raise click.ClickException(f"{errors} records could not be labelled")
 
 
 def echo_judge_errors(
@@ -228,10 +244,11 @@ def echo_judge_errors(
     errors = judge_store.iter_errors(db, dataset=dataset, record=record, unresolved=not everything)
     for err in errors:
         if as_json:
-            click.echo(json.dumps(err.as_json(), ensure_ascii=False))
+            click.echo(json_for_terminal(json.dumps(err.as_json(), ensure_ascii=False)))
         else:
             fixed = f"  (resolved by run {err.resolved})" if err.resolved else ""
-            click.echo(
+            line = (
                 f"{err.at}  judge {err.model}  {err.task:6}  {err.record}  "
                 f"run {err.run}: {err.message}{fixed}"
             )
+            click.echo(printable(line, one_line=True))

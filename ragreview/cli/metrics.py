@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..core.safe_text import json_for_terminal, printable
 from ..store import metric_rows
 from . import cli
 from .common import user_errors
@@ -32,7 +33,7 @@ def _line(obj: dict[str, Any]) -> str:
     out = dict(obj)
     for layer in ("judge", "effective"):
         out[layer] = _clean(out[layer])
-    return json.dumps(out, ensure_ascii=False, allow_nan=False)
+    return json_for_terminal(json.dumps(out, ensure_ascii=False, allow_nan=False))
 
 
 @cli.command()
@@ -52,7 +53,7 @@ def metrics(
 ) -> None:
     """Every metric computed from the judge's labels and from the reviewed labels."""
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         name = opened.dataset
         if per_record:
             rows = metric_rows.iter_record_values(opened.db, name)
@@ -105,9 +106,10 @@ def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict
 
     console = Console()
     for summary in summaries:
-        title = Text(f"{dataset}")
+        title = Text(printable(dataset, one_line=True))
         if summary["group"]:
-            title.append(" · " + ", ".join(f"{k}={v}" for k, v in summary["group"].items()))
+            group = ", ".join(f"{k}={v}" for k, v in summary["group"].items())
+            title.append(" · " + printable(group, one_line=True))
         title.append(f" · {summary['records']} records, {summary['reviewed_records']} reviewed")
         table = Table(title=title, title_justify="left")
         table.add_column("metric")
@@ -190,7 +192,8 @@ def _print_records(rows: Iterator[dict]) -> None:
         for row in chain(first, rows):
             for name in sorted(row["judge"].keys() | row["effective"].keys()):
                 j, r = row["judge"].get(name), row["effective"].get(name)
-                line = f"{row['id']}\t{name}\t{_fmt(j)}\t{_fmt(r)}\t{_delta(j, r)}"
+                rid = printable(row["id"], one_line=True)
+                line = f"{rid}\t{name}\t{_fmt(j)}\t{_fmt(r)}\t{_delta(j, r)}"
                 click.echo(line.rstrip("\t"))
         return
     rows = iter(first)
@@ -202,6 +205,10 @@ def _print_records(rows: Iterator[dict]) -> None:
         for i, name in enumerate(names):
             j, r = row["judge"].get(name), row["effective"].get(name)
             table.add_row(
-                Text(row["id"] if i == 0 else ""), Text(name), _fmt(j), _fmt(r), _delta(j, r)
+                Text(printable(row["id"], one_line=True) if i == 0 else ""),
+                Text(name),
+                _fmt(j),
+                _fmt(r),
+                _delta(j, r),
             )
     Console().print(table)

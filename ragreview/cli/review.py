@@ -7,6 +7,7 @@ import json
 import click
 
 from ..core.labels import parse_value_text
+from ..core.safe_text import json_for_terminal, printable
 from ..store import history
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -56,7 +57,8 @@ def label(
             reason=reason,
         )
     shown = "the judge's value" if parsed is None else json.dumps(parsed)
-    click.echo(f"{record_id} {name} {target} = {shown}" + ("" if event else " (unchanged)"))
+    line = f"{record_id} {name} {target} = {shown}" + ("" if event else " (unchanged)")
+    click.echo(printable(line, one_line=True))
 
 
 @cli.command()
@@ -82,7 +84,7 @@ def mark(
         stored = store_records.find(opened.db, record_id, opened.dataset)
         status = "reviewed" if reviewed else "unreviewed"
         history.mark(opened.db, stored.rowid, status, reviewer or default_reviewer())
-    click.echo(f"{record_id}: {status}")
+    click.echo(printable(f"{record_id}: {status}", one_line=True))
 
 
 def _step(path: str, reviewer: str | None, db: str | None, dataset: str | None, kind: str) -> None:
@@ -93,7 +95,9 @@ def _step(path: str, reviewer: str | None, db: str | None, dataset: str | None, 
     if event is None:
         raise click.ClickException(f"nothing to {kind}")
     shown = "the judge's value" if event.new is None else json.dumps(event.new)
-    click.echo(f"{kind}: {event.record} {event.name} {event.target} = {shown}")
+    click.echo(
+        printable(f"{kind}: {event.record} {event.name} {event.target} = {shown}", one_line=True)
+    )
 
 
 @cli.command()
@@ -141,7 +145,7 @@ def log(
     from .judge import echo_judge_errors
 
     with user_errors():
-        opened = open_target(path, db, dataset)
+        opened = open_target(path, db, dataset, read_only=True)
         rowid = (
             store_records.find(opened.db, record_id, opened.dataset).rowid if record_id else None
         )
@@ -152,15 +156,16 @@ def log(
             if event.dataset != opened.dataset:
                 continue
             if as_json:
-                click.echo(json.dumps(event.as_json(), ensure_ascii=False))
+                click.echo(json_for_terminal(json.dumps(event.as_json(), ensure_ascii=False)))
             else:
                 old = "–" if event.old is None else json.dumps(event.old, ensure_ascii=False)
                 new = "–" if event.new is None else json.dumps(event.new, ensure_ascii=False)
                 why = f"  ({event.reason})" if event.reason else ""
-                click.echo(
+                line = (
                     f"{event.at}  {event.reviewer}  {event.kind:6}  {event.record}  "
                     f"{event.name} {event.target}: {old} → {new}{why}"
                 )
+                click.echo(printable(line, one_line=True))
         if not as_json:
             echo_judge_errors(opened.db, opened.dataset, rowid, False, everything=False)
 
@@ -188,4 +193,5 @@ def settings(path: str, assignments: tuple[str, ...], db: str | None, dataset: s
                     on_progress=step,
                 )
         for name, value in store_settings.get_all(opened.db, opened.dataset).items():
-            click.echo(f"{name}={json.dumps(value) if not isinstance(value, str) else value}")
+            shown = json.dumps(value) if not isinstance(value, str) else value
+            click.echo(printable(f"{name}={shown}", one_line=True))

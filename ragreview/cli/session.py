@@ -12,6 +12,7 @@ import sqlite_utils
 from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
+from ..core.safe_text import printable
 from ..services import importing
 from ..store import open_database
 from ..store import records as store_records
@@ -51,7 +52,7 @@ def store_stream(
             db, path, dataset, fmt, stream, mapping, on_bytes=on_bytes, on_records=on_records
         )
     for warning in summary.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(printable(f"warning: {warning}", one_line=True), err=True)
     return summary, errors
 
 
@@ -96,7 +97,7 @@ def import_target(
 
 def report_errors(errors: list[InputError], limit: int = 20) -> None:
     for err in errors[:limit]:
-        click.echo(f"error: {err}", err=True)
+        click.echo(printable(f"error: {err}", one_line=True), err=True)
     if len(errors) > limit:
         click.echo(f"… and {len(errors) - limit} more errors", err=True)
 
@@ -106,13 +107,17 @@ def open_target(
     db: str | None = None,
     dataset: str | None = None,
     mapping: dict[str, str] | None = None,
+    *,
+    read_only: bool = False,
 ) -> Opened:
-    """The DB for PATH; a source file not yet imported is imported first."""
+    """The DB for PATH; a source file not yet imported is imported first.
+
+    ``read_only`` (commands that only read) opens an existing DB with ``mode=ro``."""
     target = resolve(path, db, dataset)
     if target.input_path is not None:
         assert target.dataset is not None
         if target.db_path.exists():
-            database = open_database(target.db_path)
+            database = open_database(target.db_path, read_only=read_only)
             if target.dataset in [d["name"] for d in store_records.datasets(database)]:
                 return Opened(database, target.dataset, target)
             database.conn.close()
@@ -124,7 +129,7 @@ def open_target(
         if errors:
             click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)
         return Opened(database, target.dataset, target)
-    database = open_database(target.db_path)
+    database = open_database(target.db_path, read_only=read_only)
     names = [d["name"] for d in store_records.datasets(database)]
     if target.dataset is not None:
         if target.dataset not in names:

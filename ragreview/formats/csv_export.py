@@ -2,7 +2,9 @@
 
 Columns: id, dataset, task, status, then every per-record metric twice, as the judge's
 labels give it (``judge.<metric>``) and as the reviewed (effective) labels give it
-(``reviewed.<metric>``). Undefined metrics are empty cells.
+(``reviewed.<metric>``). Undefined metrics are empty cells. Text cells (ids come from
+the input) go through ``csv_cell``: no control characters, and a cell a spreadsheet
+would run as a formula (``=cmd|…``) is prefixed with ``'``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from ..core.labels import effective
+from ..core.safe_text import csv_cell
 from .base import ExportRecord
 from .scores import record_values
 
@@ -47,5 +50,5 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     writer = csv.DictWriter(out, columns, restval="", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+        writer.writerow({k: ("" if v is None else csv_cell(v)) for k, v in row.items()})
     return len(rows)

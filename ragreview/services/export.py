@@ -3,7 +3,9 @@ TUI's ``ctrl+e`` share, so both write byte-identical files for the same choice."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+import secrets
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -149,19 +151,77 @@ def _counted(items, on_record: Callable[[], None]) -> Iterator[Any]:
         yield item
 
 
-def write_file(
-    db: sqlite_utils.Database, dataset: str, fmt: str, path: Path, *, allow_loss: bool = False
-) -> int:
-    """``write`` to ``path`` atomically (a temp file renamed over it): a reader never sees
-    half a file, and a failed export leaves the previous one in place. Refuses before
-    writing anything when the format would lose labels, unless ``allow_loss``."""
-    if not allow_loss:
-        check_loss(db, dataset, fmt)  # before the temp file exists
-    tmp = path.with_name(path.name + ".tmp")
+def protected_paths(db: sqlite_utils.Database, *also: str | Path) -> list[Path]:
+    """Files an export must never replace: the DB with its WAL, shared-memory and
+    journal files, every dataset's input file, and ``also`` (the command's input)."""
+    found: list[Path] = [Path(p) for p in also]
+    db_path = browse.database_path(db)
+    if db_path:
+        found += [Path(db_path + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    for row in store_records.datasets(db):
+        if row["source_path"]:
+            source = Path(row["source_path"])
+            found.append(source)
+            if not source.is_absolute() and db_path:  # stored as typed, maybe elsewhere
+                found.append(Path(db_path).parent / source)
+    return found
+
+
+def check_destination(out: Path, protected: Iterable[Path], force: bool) -> None:
+    """Refuse to write ``out`` over a protected file (compared by resolved path, which
+    follows symlinks, and by inode, which catches hard links), or over any existing
+    file without ``force``."""
+    target = out.resolve()
     try:
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            count = write(db, dataset, fmt, fh, allow_loss=True)  # checked above
+        out_stat: os.stat_result | None = out.stat()
+    except OSError:
+        out_stat = None
+    for path in protected:
+        same = path.resolve() == target
+        if not same and out_stat is not None:
+            try:
+                same = os.path.samestat(out_stat, path.stat())
+            except OSError:
+                same = False
+        if same:
+            raise RagreviewError(
+                f"{out}: refusing to write over {path} (the review database or an input); "
+                "choose another --out"
+            )
+    if out_stat is not None and not force:
+        raise RagreviewError(f"{out} already exists: give --force to replace it")
+
+
+def write_file(
+    db: sqlite_utils.Database,
+    dataset: str,
+    fmt: str,
+    path: Path,
+    *,
+    force: bool = False,
+    protect: Iterable[str | Path] = (),
+    **options: Any,
+) -> int:
+    """``write`` (with ``options``) to ``path``, after ``check_destination``.
+
+    Atomic: the file is written under a unique temporary name in the same folder,
+    synced, then renamed over ``path``, so a reader never sees half a file and a failed
+    export (a full disk, Ctrl-C) leaves the previous file in place."""
+    check_destination(path, protected_paths(db, *protect), force)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
+    except OSError as err:
+        raise RagreviewError(f"{path}: cannot write: {err.strerror}") from None
+    try:
+        with open(fd, "w", encoding="utf-8", newline="") as fh:
+            count = write(db, dataset, fmt, fh, **options)
+            fh.flush()
+            os.fsync(fh.fileno())
         tmp.replace(path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise RagreviewError(f"{path}: cannot write: {err.strerror or err}") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

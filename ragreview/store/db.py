@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.errors import RagreviewError
 from .migrations import MIGRATIONS
 
 if TYPE_CHECKING:  # sqlite_utils imports click: loaded when a DB is opened
@@ -36,6 +38,11 @@ def connect(path: str | Path) -> sqlite3.Connection:
     """
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    try:
+        _check_ours(conn, path)  # before WAL is switched on: that would change the file
+    except BaseException:
+        conn.close()
+        raise
     conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
     _enable_wal(conn)
     conn.execute("PRAGMA synchronous=FULL")
@@ -58,18 +65,142 @@ def _enable_wal(conn: sqlite3.Connection) -> None:
         time.sleep(0.005)
 
 
-def open_database(path: str | Path) -> sqlite_utils.Database:
-    """Open (creating if needed) and migrate a review database."""
+def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.Database:
+    """Open (creating if needed) and migrate a review database.
+
+    ``read_only`` opens an existing file with ``mode=ro`` (commands that only read: it
+    works on a read-only mount, and cannot change the file). A file that still needs a
+    migration, or the recomputation of a dataset's sums, is opened for writing instead,
+    since reading it needs the upgrade.
+    A file SQLite cannot use, or that is not ours, raises ``DatabaseProblem``."""
     import sqlite_utils
 
-    db = sqlite_utils.Database(connect(path))
-    if MIGRATIONS.pending(db):
-        # Hold the write lock for the whole migration (apply re-reads what is pending
-        # under it): two processes opening a new file at once would otherwise both
-        # apply m001 ("table already exists"), or fail to upgrade a read to a write.
-        with write(db.conn):
-            MIGRATIONS.apply(db)
+    conn: sqlite3.Connection | None = None
+    try:
+        if read_only:
+            conn = connect_read_only(path)
+            db = sqlite_utils.Database(conn)
+            _check_ours(conn, path)
+            if not MIGRATIONS.pending(db) and not _unsummed(conn):
+                return db
+            conn.close()
+            conn = None
+        conn = connect(path)
+        db = sqlite_utils.Database(conn)
+        if MIGRATIONS.pending(db):
+            # Hold the write lock for the whole migration (apply re-reads what is pending
+            # under it): two processes opening a new file at once would otherwise both
+            # apply m001 ("table already exists"), or fail to upgrade a read to a write.
+            with write(db.conn):
+                MIGRATIONS.apply(db)
+    except BaseException as err:
+        if conn is not None:
+            conn.close()
+        if isinstance(err, sqlite3.DatabaseError) and is_storage_error(err):
+            raise explain(err, path) from None
+        raise
     return db
+
+
+def _unsummed(conn: sqlite3.Connection) -> bool:
+    """Some dataset has records but no running sums (a migration dropped them): its
+    first read recomputes them (``metric_rows.ensure``), which needs a writer."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM datasets d WHERE NOT EXISTS "
+            "(SELECT 1 FROM metric_totals t WHERE t.dataset = d.name) "
+            "AND EXISTS (SELECT 1 FROM records r WHERE r.dataset = d.name) LIMIT 1"
+        ).fetchone()
+        is not None
+    )
+
+
+def connect_read_only(path: str | Path) -> sqlite3.Connection:
+    """A connection that cannot write (SQLite URI ``mode=ro``).
+
+    A WAL database is read with its ``-shm`` index, which a reader must be able to
+    create when the last writer removed it; on a read-only mount it cannot, and SQLite
+    says "unable to open". Nobody can be writing there, so the file is then opened as
+    ``immutable`` (no locks, no WAL index)."""
+    uri = Path(path).resolve().as_uri()
+    if not Path(path).is_file():  # mode=ro never creates: say so plainly
+        raise DatabaseProblem(f"{path}: no such database")
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as err:
+        conn.close()
+        if getattr(err, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
+            raise
+        conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def _check_ours(conn: sqlite3.Connection, path: str | Path) -> None:
+    """Raise ``DatabaseProblem`` for a SQLite file of another program (tables, but not
+    our migrations table): migrating it would add our tables to someone else's data.
+    Reading the schema also makes SQLite check the file header (``not a database``)."""
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    if names and "_sqlite_migrations" not in names:
+        raise DatabaseProblem(damaged_message(path))
+
+
+class DatabaseProblem(RagreviewError):
+    """The database file cannot be used: damaged, not ours, read-only, or the disk is
+    full. One line saying what to do; never a traceback."""
+
+
+def is_storage_error(err: BaseException) -> bool:
+    """An error from the file or the disk (damaged, full, read-only, locked, I/O), not
+    a mistake in our SQL (``IntegrityError``, ``ProgrammingError``), which stays a bug."""
+    return isinstance(err, sqlite3.OperationalError) or type(err) is sqlite3.DatabaseError
+
+
+def damaged_message(path: str | Path) -> str:
+    return (
+        f"{path} is not a ragreview database or is damaged: run "
+        f"sqlite3 {path} 'PRAGMA integrity_check', or restore it from a backup "
+        "(docs/safety.md)"
+    )
+
+
+def _no_space(path: str | Path) -> bool:
+    try:
+        return shutil.disk_usage(Path(path).resolve().parent).free < 1024 * 1024
+    except OSError:
+        return False
+
+
+def explain(err: sqlite3.Error, path: str | Path) -> DatabaseProblem:
+    """One line for a storage error on ``path``, saying what happened to the data."""
+    name = getattr(err, "sqlite_errorname", "") or ""
+    text = str(err)
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or type(err) is sqlite3.DatabaseError:
+        return DatabaseProblem(damaged_message(path))
+    if name.startswith("SQLITE_FULL") or (name.startswith("SQLITE_IOERR") and _no_space(path)):
+        # a full disk shows as an I/O error when even the WAL index cannot be created
+        return DatabaseProblem(
+            f"{path}: the disk is full: the last change was not saved (every change "
+            "reported before it is); free some space and run the command again"
+        )
+    if name.startswith("SQLITE_READONLY"):
+        return DatabaseProblem(
+            f"{path}: cannot write here (a read-only file, folder or mount): nothing was changed"
+        )
+    if name.startswith("SQLITE_CANTOPEN"):
+        if Path(path).exists():  # a read-only folder or mount: no journal can be created
+            return DatabaseProblem(
+                f"{path}: cannot open the database for writing (a read-only file, folder "
+                "or mount, or no access): nothing was changed"
+            )
+        return DatabaseProblem(f"{path}: cannot open the database (no such folder, or no access)")
+    if name.startswith("SQLITE_IOERR"):
+        return DatabaseProblem(
+            f"{path}: the disk reported an error ({text}): the last change was not saved"
+        )
+    return DatabaseProblem(f"{path}: {text}")
 
 
 BUILD_SUFFIX = ".building"

@@ -25,7 +25,7 @@ from ..core.label_items import hashable
 from ..core.labels import CATALOGUE, effective, value_of
 from ..core.record import parse_record
 from . import history, metric_rows
-from .db import write
+from .db import connect_read_only, damaged_message, explain, is_storage_error, write
 from .records import loads, now
 
 MERGE_REVIEWER = "merge"
@@ -68,7 +68,16 @@ class MergeSummary:
 def _read(path: str) -> _Source:
     if not Path(path).is_file():
         raise RagreviewError(f"{path}: no such database")
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return _read_source(path)
+    except sqlite3.DatabaseError as err:  # a damaged page anywhere in the file
+        if not is_storage_error(err):
+            raise
+        raise explain(err, path) from None
+
+
+def _read_source(path: str) -> _Source:
+    conn = connect_read_only(path)
     try:
         try:
             # files from before m006_formats have no source_document column
@@ -78,7 +87,7 @@ def _read(path: str) -> _Source:
                 f"SELECT name, format, source_path, imported_at, {document} FROM datasets"
             ).fetchall()
         except sqlite3.DatabaseError:
-            raise RagreviewError(f"{path}: not a ragreview database") from None
+            raise RagreviewError(damaged_message(path)) from None
         settings = {
             (d, n): v for d, n, v in conn.execute("SELECT dataset, name, value FROM settings")
         }

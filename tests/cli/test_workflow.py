@@ -66,7 +66,7 @@ def test_import_label_log_undo_export_round_trip(ragreview, demo_copy, tmp_path)
     result = ragreview("undo", demo_copy, "--reviewer", "ann")
     assert result.exit_code == 1 and "nothing to undo" in result.stderr
 
-    result = ragreview("export", db_path, "--out", out, "--as", "ragreview")
+    result = ragreview("export", db_path, "--out", out, "--as", "ragreview", "--force")
     assert result.exit_code == 0, result.stderr
     assert read_jsonl(out) == read_jsonl(demo_copy)
 

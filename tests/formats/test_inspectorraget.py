@@ -174,7 +174,7 @@ def test_an_override_changes_only_that_annotation(imported, path, key, scores_fi
     assert got == doc
     # a reviewer the file does not know gets an annotation of their own
     run("label", db_path, rid, "win-rate", "*", "25", "--reviewer", "alice")
-    assert run("export", db_path, "--out", out).exit_code == 0
+    assert run("export", db_path, "--out", out, "--force").exit_code == 0
     got = json.loads(out.read_text())
     first[scores_field]["win-rate"]["alice"] = {"value": 25}
     assert got == doc

@@ -127,13 +127,23 @@ def _lines(client: Any, file_id: str | None) -> Iterator[dict[str, Any]]:
     for line in client.files.content(file_id).iter_lines():
         if line.strip():
             try:
-                yield json.loads(line)
-            except ValueError:
+                item = json.loads(line)
+            except (ValueError, RecursionError):
                 continue  # a broken line leaves its item without output: reported below
+            if isinstance(item, dict):
+                yield item
 
 
 def _reply(line: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
-    """(content, prompt tokens, completion tokens, error) of one output-file line."""
+    """(content, prompt tokens, completion tokens, error) of one output-file line; a line
+    of the wrong shape is that record's error."""
+    try:
+        return _reply_of(line)
+    except (AttributeError, TypeError, ValueError):
+        return None, 0, 0, "malformed reply in the batch output"
+
+
+def _reply_of(line: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
     if line.get("error"):
         err = line["error"]
         return None, 0, 0, str(err.get("message") if isinstance(err, dict) else err)
@@ -148,6 +158,8 @@ def _reply(line: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
         content = body["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
         return None, 0, 0, "the reply has no message"
+    if content is not None and not isinstance(content, str):
+        return None, 0, 0, "the message content is not text"
     return (
         content,
         int(usage.get("prompt_tokens") or 0),

@@ -8,6 +8,7 @@ client object: it is never put in a ``JudgeConfig`` field that could be stored o
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import random
 from collections.abc import Callable
@@ -43,7 +44,7 @@ class JudgeConfig:
     temperature: float = 0.0
     backoff_base: float = 1.0
     backoff_max: float = 60.0
-    retry_after_max: float = 600.0
+    retry_after_max: float = 120.0  # a server asking for longer gets this (and is told)
     price_in: float = 0.0  # per million prompt tokens
     price_out: float = 0.0  # per million completion tokens
 
@@ -141,12 +142,14 @@ def backoff_delay(
     """How long to wait before retry number ``attempt + 1``.
 
     With ``Retry-After`` we wait at least that long (plus up to 10 % so that many
-    workers told the same time do not return together); otherwise exponential backoff
-    with equal jitter: between half and all of ``base * 2**attempt``, capped.
+    workers told the same time do not return together), but never past
+    ``retry_after_max``: ``Retry-After: 100000`` would otherwise stall a record for a
+    day. Otherwise exponential backoff with equal jitter: between half and all of
+    ``base * 2**attempt``, capped.
     """
     if server_wait is not None:
         wait = min(server_wait, config.retry_after_max)
-        return wait + rng(0.0, wait * 0.1)
+        return min(wait + rng(0.0, wait * 0.1), config.retry_after_max)
     ceiling = min(config.backoff_max, config.backoff_base * 2**attempt)
     return rng(ceiling / 2, ceiling)
 
@@ -175,6 +178,8 @@ def _classify(err: Exception) -> tuple[str, float | None, str]:
         if code in (401, 403, 404):
             return "abort", None, text
         return "fail", None, text
+    if isinstance(err, MalformedReply):
+        return "retry", None, f"malformed reply from the server: {err}"
     if isinstance(err, (openai.APIResponseValidationError, ValueError)):
         # HTTP 200 whose body is not a chat completion (a proxy's error page, a cut-off
         # body): the client raises the JSON decoder's error. Transient: try again.
@@ -191,10 +196,54 @@ def _brief(err: Any) -> str:
     return str(getattr(err, "message", err))[:200]
 
 
+class MalformedReply(ValueError):
+    """HTTP 200 whose JSON is not a chat completion (``"choices": "oops"``, a null
+    message, content that is not text)."""
+
+
+def _tokens(value: Any) -> int:
+    """A token count as the server gave it, or 0 when it is not a sensible number
+    (a string, null, NaN: Python's JSON parser accepts ``NaN`` and ``Infinity``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if math.isfinite(value) and value > 0 else 0
+
+
+def reply_parts(resp: Any) -> tuple[str | None, int, int]:
+    """(content, prompt tokens, completion tokens) of a chat completion. The openai
+    client does not validate replies, so every level is checked here; a reply of the
+    wrong shape raises ``MalformedReply``. No choice at all is an empty reply (None)."""
+    usage = getattr(resp, "usage", None)
+    p_tok = _tokens(getattr(usage, "prompt_tokens", 0))
+    c_tok = _tokens(getattr(usage, "completion_tokens", 0))
+    choices = getattr(resp, "choices", None)
+    if choices is None or choices == []:
+        return None, p_tok, c_tok
+    if not isinstance(choices, list):
+        raise MalformedReply("choices is not a list")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise MalformedReply("choices[0] has no message")
+    content = getattr(message, "content", None)
+    if content is not None and not isinstance(content, str):
+        raise MalformedReply("the message content is not text")
+    return content, p_tok, c_tok
+
+
+Waiting = Callable[[float, str], None]  # (seconds, why): a long wait is shown, not silent
+SHOWN_WAIT = 2.0  # seconds; shorter back-offs pass unannounced
+
+
 async def chat(
-    client: Any, config: JudgeConfig, messages: list[dict[str, str]], stats: Stats
+    client: Any,
+    config: JudgeConfig,
+    messages: list[dict[str, str]],
+    stats: Stats,
+    on_wait: Waiting | None = None,
 ) -> tuple[str | None, int, int]:
-    """One chat completion with retries. Returns (content, prompt tokens, completion tokens)."""
+    """One chat completion with retries. Returns (content, prompt tokens, completion tokens).
+
+    ``on_wait`` hears of every wait of ``SHOWN_WAIT`` seconds or more before a retry."""
     attempt = 0
     while True:
         stats.requests += 1
@@ -202,6 +251,7 @@ async def chat(
             resp = await client.chat.completions.create(
                 model=config.model, messages=messages, temperature=config.temperature
             )
+            content, p_tok, c_tok = reply_parts(resp)
         except Exception as err:  # noqa: BLE001 - classified below, unknown ones re-raised
             action, wait, text = _classify(err)
             text = scrub(text, config)
@@ -212,14 +262,12 @@ async def chat(
             if action == "fail" or attempt >= config.max_retries:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise RequestFailed(f"{text}{tries}") from None
-            await asyncio.sleep(backoff_delay(attempt, wait, config))
+            delay = backoff_delay(attempt, wait, config)
+            if on_wait is not None and delay >= SHOWN_WAIT:
+                on_wait(delay, text)
+            await asyncio.sleep(delay)
             attempt += 1
             continue
-        usage = getattr(resp, "usage", None)
-        p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
-        c_tok = int(getattr(usage, "completion_tokens", 0) or 0)
         stats.prompt_tokens += p_tok
         stats.completion_tokens += c_tok
-        choices = getattr(resp, "choices", None) or []
-        content = choices[0].message.content if choices else None
         return content, p_tok, c_tok

@@ -24,6 +24,7 @@ from .client import (
     JudgeConfig,
     RequestFailed,
     Stats,
+    Waiting,
     api_key,
     async_client,
     chat,
@@ -140,7 +141,13 @@ def save(
 
 
 async def judge_one(
-    writer: Writer, client: Any, config: JudgeConfig, job: Job, run_id: str, stats: Stats
+    writer: Writer,
+    client: Any,
+    config: JudgeConfig,
+    job: Job,
+    run_id: str,
+    stats: Stats,
+    on_wait: Waiting | None = None,
 ) -> None:
     """Label one record: from the cache when possible, else by asking the model (with
     a corrective follow-up when its reply is malformed). Failures become a record error."""
@@ -162,7 +169,7 @@ async def judge_one(
     problem = "no reply"
     for _ in range(config.max_retries + 1):
         try:
-            content, p_tok, c_tok = await chat(client, config, messages, stats)
+            content, p_tok, c_tok = await chat(client, config, messages, stats, on_wait)
         except RequestFailed as err:
             problem = str(err)
             break
@@ -195,6 +202,7 @@ async def _run_jobs(
     run_id: str,
     stats: Stats,
     on_progress: Progress | None,
+    on_wait: Waiting | None = None,
 ) -> None:
     queue: asyncio.Queue[Job | None] = asyncio.Queue(maxsize=max(1, config.concurrency) * 2)
     workers = max(1, config.concurrency)
@@ -208,7 +216,7 @@ async def _run_jobs(
 
         async def work() -> None:
             while (job := await queue.get()) is not None:
-                await judge_one(writer, client, config, job, run_id, stats)
+                await judge_one(writer, client, config, job, run_id, stats, on_wait)
                 stats.done += 1
                 if on_progress is not None:
                     on_progress(stats)
@@ -230,8 +238,12 @@ def run(
     dataset: str,
     config: JudgeConfig,
     on_progress: Progress | None = None,
+    on_wait: Waiting | None = None,
 ) -> tuple[str, Stats]:
     """Judge every record of ``dataset`` in scope. Returns (run id, stats).
+
+    ``on_wait(seconds, why)`` is told of each long wait before a retry (a server's
+    ``Retry-After``, a long back-off), so that the caller can show it.
 
     Raises ``JudgeAbort`` when the endpoint refuses us outright, and lets
     ``KeyboardInterrupt`` through after marking the run interrupted.
@@ -239,7 +251,7 @@ def run(
     api_key(config)  # fail before a run row is written when there is no key
     stats = Stats(total=count_records(db, dataset))
     run_id = judge_store.start_run(db, dataset, config.model, config.base_url, config.task)
-    _execute(db, config, plan(db, dataset, config, stats), run_id, stats, on_progress)
+    _execute(db, config, plan(db, dataset, config, stats), run_id, stats, on_progress, on_wait)
     return run_id, stats
 
 
@@ -250,11 +262,12 @@ def _execute(
     run_id: str,
     stats: Stats,
     on_progress: Progress | None,
+    on_wait: Waiting | None = None,
 ) -> None:
     """Run the jobs and record how the run ended, whatever happens (Ctrl-C included)."""
     status = "interrupted"
     try:
-        asyncio.run(_run_jobs(db, config, jobs, run_id, stats, on_progress))
+        asyncio.run(_run_jobs(db, config, jobs, run_id, stats, on_progress, on_wait))
         status = "finished"
     except JudgeAbort:
         status = "aborted"

@@ -99,6 +99,8 @@ def extract_json(text: str) -> dict[str, Any]:
         obj = json.loads(body[start : end + 1])
     except ValueError as err:
         raise OutputError(f"the reply is not valid JSON ({err})") from None
+    except RecursionError:  # {"a": [[[[… nested deeper than the parser goes
+        raise OutputError("the reply's JSON is nested too deeply") from None
     if not isinstance(obj, dict):
         raise OutputError("the reply is not a JSON object")
     return obj

@@ -10,6 +10,8 @@ from textual import work
 from textual.screen import Screen
 from textual.worker import WorkerState
 
+from ...core.errors import RagreviewError
+from ...core.safe_text import printable
 from ...store import browse
 from .prompt import PromptScreen
 
@@ -59,7 +61,7 @@ class ReviewJobs(Screen[None]):
             return
         suffix = export.source_suffix(self.review.db, self.review.dataset)
         out = export.reviewed_path(path, self.review.dataset, suffix)
-        self.notify(f"exporting to {out}…")
+        self.notify(printable(f"exporting to {out}…"), markup=False)
         self._export(path, out)
 
     @work(thread=True, group="export")
@@ -70,14 +72,18 @@ class ReviewJobs(Screen[None]):
         db = open_database(db_path)  # its own connection: the UI keeps labelling meanwhile
         try:
             fmt = export.resolve_format(db, self.review.dataset, "source")
-            count = export.write_file(db, self.review.dataset, fmt, out)
-        except export.LossError as err:  # refused before writing: say why, like the CLI
-            # markup off: the message quotes record ids, which are untrusted text
-            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            # force: pressing ctrl+e again replaces the previous export of that name (the
+            # point of exporting again); the DB and the input files stay protected
+            count = export.write_file(db, self.review.dataset, fmt, out, force=True)
+        except RagreviewError as err:
+            self.app.call_from_thread(
+                self.notify, printable(str(err)), severity="error", markup=False
+            )
             return
         finally:
             db.conn.close()
-        self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
+        done = printable(f"exported {count} records as {fmt} to {out}")
+        self.app.call_from_thread(self.notify, done, markup=False)
         if self.app.is_web:  # served to a browser: the file is on the server, send a copy
             self.app.call_from_thread(self.app.deliver_binary, out)
 
@@ -96,13 +102,15 @@ class ReviewJobs(Screen[None]):
             model = (text or "").strip()
             if text is None or not model:
                 return
-            self.notify(f"asking {model} about {record_id}…")
+            self.notify(printable(f"asking {model} about {record_id}…"), markup=False)
             self._rejudge(browse.database_path(self.review.db), rowid, model, base)
 
         endpoint = base.base_url or "the default endpoint ($OPENAI_BASE_URL)"
         self.app.push_screen(
             PromptScreen(
-                f"Re-judge {record_id}: model", base.model, f"{endpoint}, task {base.task}"
+                printable(f"Re-judge {record_id}: model"),
+                base.model,
+                f"{endpoint}, task {base.task}",
             ),
             done,
         )
@@ -120,7 +128,8 @@ class ReviewJobs(Screen[None]):
             self.app.call_from_thread(self._rejudged, rowid, message, "information")
 
     def _rejudged(self, rowid: int, message: str, severity: str) -> None:
-        self.notify(message, severity=severity)  # type: ignore[arg-type]
+        # a server's words and record ids: literal, no escapes
+        self.notify(printable(message), severity=severity, markup=False)  # type: ignore[arg-type]
         self.records.invalidate(rowid)
         if self.review.stored is not None and self.review.rowid == rowid:
             # rebuilt, not only redrawn: a long-form judge may have added atomic facts

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ...core.safe_text import printable
+
 
 class ReviewHeader(Static):
     def show(
@@ -12,9 +14,9 @@ class ReviewHeader(Static):
     ) -> None:
         self.progress = (reviewed, total)
         text = Text()
-        text.append(dataset, "bold")
+        text.append(printable(dataset, one_line=True), "bold")
         text.append(f"  {reviewed}/{total} reviewed")
-        text.append(f"  {reviewer}")
+        text.append(f"  {printable(reviewer, one_line=True)}")
         text.append(f"  {variant}")
         if extra:
             text.append(f"  [{extra}]")

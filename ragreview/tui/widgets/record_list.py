@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...core.safe_text import printable
 from ...store import browse
 from ...store.browse import ListFilter, ListRow
 
@@ -170,5 +171,6 @@ class RecordList(ScrollView, can_focus=False):
 
 
 def _one_line(text: str) -> str:
-    """Record ids are untrusted: keep control characters from breaking the row."""
-    return "".join(ch if ch.isprintable() else " " for ch in text)
+    """Record ids are untrusted: no escape sequence reaches the terminal, and no
+    control character breaks the row."""
+    return "".join(ch if ch.isprintable() else " " for ch in printable(text, one_line=True))

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ...core.safe_text import printable
 from ..model import Item, Mark, Review
 
 BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
@@ -94,12 +95,12 @@ class ItemRow(Widget):
                 continue
             head.append(_glyph(mark), self._mark_style(mark))
             head.append(" ")
-        body = Text(self.item.text)  # literal: a Text is never parsed as markup
+        body = Text(printable(self.item.text))  # literal: never markup, no escapes
         muted = self.get_component_rich_style("item-row--keys")
         if keys and support is not None:
-            body.append("  ← " + " ".join(keys), muted + self._mark_style(support))
+            body.append("  ← " + printable(" ".join(keys)), muted + self._mark_style(support))
         if self.item.extra:
-            body.append(f"  (from {self.item.extra})", muted)
+            body.append(f"  (from {printable(self.item.extra)})", muted)
         grid = Table.grid(expand=True)
         grid.add_column(no_wrap=True, width=head.cell_len)
         grid.add_column(ratio=1)
@@ -122,18 +123,18 @@ def _glyph(mark: Mark) -> str:
 
 def _info(stored) -> Text:
     """``covid-1 · trace · reviewed by alice`` and the note, all literal text."""
-    text = Text(stored.record.id, style="bold")
+    text = Text(printable(stored.record.id), style="bold")
     if stored.record.task:
-        text.append(f" · {stored.record.task}")
+        text.append(f" · {printable(stored.record.task)}")
     status = stored.status
     if status == "reviewed" and stored.reviewed_by:
-        status += f" by {stored.reviewed_by}"
+        status += f" by {printable(stored.reviewed_by)}"
     elif status == "stale":
         status += ": changed since it was reviewed"
     text.append(f" · {status}")
     if stored.note:
         text.append("\n✎ ")
-        text.append(stored.note)
+        text.append(printable(stored.note))
     return text
 
 
@@ -160,21 +161,25 @@ class SentenceList(VerticalScroll, can_focus=False):
         self._info_plain = info.plain
         widgets: list[Widget] = [self.info]
         for err in review.judge_errors:  # literal: a server's message is untrusted text
-            line = Text(f"⚠ judge error ({err.model}, {err.task}, {err.at[:16]}): ")
-            line.append(err.message)
+            line = Text(printable(f"⚠ judge error ({err.model}, {err.task}, {err.at[:16]}): "))
+            line.append(printable(err.message))
             widgets.append(Static(line, classes="judge-error"))
         if rec.question:
-            widgets.append(Static(Text.assemble(("Q ", "bold"), rec.question), classes="question"))
+            question = printable(rec.question)
+            widgets.append(Static(Text.assemble(("Q ", "bold"), question), classes="question"))
         for turn in rec.conversation:
             widgets.append(
-                Static(Text.assemble((f"{turn.speaker}: ", "bold"), turn.text), classes="turn")
+                Static(
+                    Text.assemble((printable(f"{turn.speaker}: "), "bold"), printable(turn.text)),
+                    classes="turn",
+                )
             )
         self.rows = []
         section = None
         for i, item in enumerate(review.items):
             if item.section != section:
                 section = item.section
-                widgets.append(Static(Text(section), classes="heading"))
+                widgets.append(Static(Text(printable(section)), classes="heading"))
             row = ItemRow(i, item, review.marks(item))
             self.rows.append(row)
             widgets.append(row)

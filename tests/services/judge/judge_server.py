@@ -2,7 +2,8 @@
 
 It serves /v1/chat/completions, /v1/files, /v1/files/{id}/content and /v1/batches with
 answers computed from the prompt by an oracle, counts every request, and misbehaves on
-demand: 429 with Retry-After, 500, slow replies (client timeouts), malformed JSON, 401.
+demand: 429 with Retry-After, 500, slow replies (client timeouts), malformed JSON, 401,
+any JSON body as a 200 reply.
 """
 
 from __future__ import annotations
@@ -72,12 +73,14 @@ def oracle(prompt: str) -> dict[str, Any]:
 class Rule:
     """Misbehave ``times`` times on chat requests whose prompt contains ``match``."""
 
-    fault: str  # 429 | 500 | slow | malformed | 401 | bad-json-body
+    fault: str  # 429 | 500 | slow | malformed | 401 | bad-json-body | reply
     match: str = ""
     times: int = 1
     retry_after: str | None = None
     delay: float = 0.0
     echo_auth: bool = False
+    body: Any = None  # "reply": this JSON, with HTTP 200, whatever its shape
+    message: str | None = None  # the error message of a 429/500/401 (default "injected …")
 
 
 @dataclass
@@ -199,13 +202,16 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(rule.delay)
             elif rule.fault in ("429", "500", "401"):
                 headers = {"Retry-After": rule.retry_after} if rule.retry_after else {}
-                message = f"injected {rule.fault}"
+                message = rule.message or f"injected {rule.fault}"
                 if rule.echo_auth:  # a careless server repeating the credentials
                     message += f" for {self.headers.get('Authorization')}"
                 self._send(int(rule.fault), {"error": {"message": message}}, headers)
                 return
             elif rule.fault == "bad-json-body":  # a broken proxy: HTTP 200, not JSON
                 self._send(200, b'{"id": "chatcmpl-1", "choices": [')
+                return
+            elif rule.fault == "reply":
+                self._send(200, rule.body)
                 return
             elif rule.fault == "malformed":
                 self._send(200, completion(req["model"], "Sure! {not json", prompt))

@@ -35,8 +35,9 @@ def test_batch_submit_and_collect_round_trip(judge_server, trace_file, tmp_path)
     collected = ragreview(
         "judge", str(trace_file), "--collect", "--base-url", judge_server.base_url
     )
-    assert collected.returncode == 0, collected.stderr
+    assert collected.returncode == 1, collected.stderr  # two records failed
     assert "batch batch-1: completed, 6 labelled, 2 errors" in collected.stdout
+    assert "Error: 2 records could not be labelled" in collected.stderr
 
     db_path = trace_file.with_suffix(".ragreview.db")
     layers = db_layers(db_path)

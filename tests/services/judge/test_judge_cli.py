@@ -42,8 +42,9 @@ def test_judge_labels_reruns_free_and_never_leaks_the_key(judge_server, trace_fi
 def test_errors_show_in_log_and_json_log_keeps_its_shape(judge_server, trace_file):
     judge_server.inject("500", match="number 5?", times=100, echo_auth=True)
     proc = ragreview(*judge_args(trace_file, judge_server, "--max-retries", "1"))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # a record failed: the run did not succeed
     assert "7 labelled (0 from cache), 1 errors" in proc.stdout
+    assert proc.stderr.strip().endswith("Error: 1 records could not be labelled")
     assert "ragreview log" in proc.stderr and "--errors" in proc.stderr
 
     text = ragreview("log", str(trace_file))

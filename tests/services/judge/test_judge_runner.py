@@ -157,7 +157,8 @@ def test_no_key_and_no_endpoint_is_a_clear_error(trace_db):
         (3, None, (4.0, 8.0)),
         (10, None, (30.0, 60.0)),  # capped at backoff_max
         (0, 7.0, (7.0, 7.7)),  # Retry-After wins, plus up to 10 %
-        (0, 5000.0, (600.0, 660.0)),  # an absurd Retry-After is capped
+        (0, 5000.0, (120.0, 120.0)),  # an absurd Retry-After is capped, jitter too
+        (0, 115.0, (115.0, 120.0)),
     ],
 )
 def test_backoff_delay_bounds(attempt, server_wait, expected):
