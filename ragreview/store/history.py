@@ -337,3 +337,27 @@ def iter_events(
             session,
             pass_,
         )
+
+
+def set_reason(
+    db: sqlite_utils.Database,
+    rowid: int,
+    name: str,
+    target: str,
+    reason: str,
+    reviewer: str,
+    session: str | None = None,
+) -> int:
+    """Attach a reason to the human label on (name, target): an event of kind
+    ``reason`` that keeps the value (undo skips it; ``ragreview log`` shows it)."""
+    with write(db.conn) as conn:
+        value = _current(conn, rowid, name, target)
+        if value is None:
+            raise RagreviewError(f"no label of yours on {name} {target} to give a reason for")
+        cur = conn.execute(
+            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, reason, "
+            "session) VALUES (?, 'reason', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (rowid, name, target, dumps(value), dumps(value), reviewer, now(), reason, session),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.message import Message
 from textual.screen import Screen
 from textual.worker import WorkerState
 
@@ -20,11 +21,22 @@ if TYPE_CHECKING:
 
 
 class ReviewJobs(Screen[None]):
-    """Mixed into ``ReviewScreen`` (which provides review, records, sentences)."""
+    """The base of ``ReviewScreen`` (which provides records, sentences, open_record).
 
-    review: Review
-    # keyword options for the re-judge call (tests shorten the retry back-off)
-    rejudge_options: dict[str, Any]
+    Workers never call into the screen: they post a ``JobDone`` message it handles."""
+
+    class JobDone(Message):
+        def __init__(self, message: str, severity: str, rowid: int | None = None) -> None:
+            self.message = message
+            self.severity = severity
+            self.rowid = rowid  # the record a re-judge changed
+            super().__init__()
+
+    def __init__(self, review: Review) -> None:
+        super().__init__()
+        self.review = review
+        # keyword options for the re-judge call (tests shorten the retry back-off)
+        self.rejudge_options: dict[str, Any] = {}
 
     if TYPE_CHECKING:
 
@@ -73,7 +85,9 @@ class ReviewJobs(Screen[None]):
             count = export.write_file(db, self.review.dataset, fmt, out)
         finally:
             db.conn.close()
-        self.app.call_from_thread(self.notify, f"exported {count} records as {fmt} to {out}")
+        self.post_message(
+            self.JobDone(f"exported {count} records as {fmt} to {out}", "information")
+        )
 
     # -- re-judge ---------------------------------------------------------------------
 
@@ -109,12 +123,15 @@ class ReviewJobs(Screen[None]):
         try:
             message = rejudge(db_path, rowid, model, base, **self.rejudge_options)
         except (JudgeAbort, RejudgeFailed) as err:
-            self.app.call_from_thread(self._rejudged, rowid, str(err), "error")
+            self.post_message(self.JobDone(str(err), "error", rowid))
         else:
-            self.app.call_from_thread(self._rejudged, rowid, message, "information")
+            self.post_message(self.JobDone(message, "information", rowid))
 
-    def _rejudged(self, rowid: int, message: str, severity: str) -> None:
-        self.notify(message, severity=severity)  # type: ignore[arg-type]
+    def on_review_jobs_job_done(self, done: JobDone) -> None:
+        self.notify(done.message, severity=done.severity)  # type: ignore[arg-type]
+        rowid = done.rowid
+        if rowid is None:
+            return
         self.records.invalidate(rowid)
         if self.review.stored is not None and self.review.rowid == rowid:
             # rebuilt, not only redrawn: a long-form judge may have added atomic facts

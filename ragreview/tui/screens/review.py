@@ -10,18 +10,19 @@ import re
 import sqlite3
 from array import array
 from dataclasses import replace
-from typing import Any
 
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer
+from textual.message import Message
 
 from ...core.errors import RagreviewError, RecordError
+from ...core.labels import CATALOGUE
 from ...store import browse
 from .. import actions
-from ..model import ITEM_KEYS, Review
+from ..model import Refused, Review
 from ..widgets.header import ReviewHeader
+from ..widgets.key_bar import KeyBar, StatusLine
 from ..widgets.metrics_panel import MetricsBox, MetricsPanel
 from ..widgets.record_list import RecordList
 from ..widgets.sentence_list import SentenceList
@@ -30,24 +31,23 @@ from .help import HelpScreen
 from .jobs import ReviewJobs
 from .prompt import PromptScreen
 
-KIND_NAMES = {
-    "doc": "document sentences",
-    "response": "response sentences",
-    "fact": "facts",
-    "statement": "statements",
-    "reference_statement": "reference statements",
-    "part": "answer parts",
-}
+# Keys besides the record's label keys that the footer always names.
+COMMON_FOOTER = ("review-next", "toggle-blind", "help")
 
 
 class ReviewScreen(ReviewJobs):
     BINDINGS = actions.bindings()
 
+    class SearchDone(Message):
+        """A background search finished: its filter and the rowids found."""
+
+        def __init__(self, flt: browse.ListFilter, ids: array) -> None:
+            self.flt = flt
+            self.ids = ids
+            super().__init__()
+
     def __init__(self, review: Review) -> None:
-        super().__init__()
-        self.review = review
-        # keyword options for the re-judge call (tests shorten the retry back-off)
-        self.rejudge_options: dict[str, Any] = {}
+        super().__init__(review)
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -57,7 +57,12 @@ class ReviewScreen(ReviewJobs):
                 yield VerdictBar(id="verdicts")
                 yield SentenceList(id="sentences")
                 yield MetricsBox(id="metrics-box")
-        yield Footer()
+        yield StatusLine(id="status")
+        yield KeyBar(id="keys")
+
+    def say(self, message: str, severity: str = "information") -> None:
+        """One line at the bottom (toasts would cover the metrics panel)."""
+        self.query_one(StatusLine).say(message, severity)
 
     @property
     def records(self) -> RecordList:
@@ -88,6 +93,23 @@ class ReviewScreen(ReviewJobs):
         self.sentences.show(self.review, self.review.first_cursor() if cursor is None else cursor)
         self.records.show(rowid)
         self.refresh_record()
+        self.refresh_keys()
+
+    def refresh_keys(self) -> None:
+        """The footer: the open record's label keys (from its families), then the rest."""
+        label_keys: list[tuple[str, str]] = []
+        seen = set()
+        for family in self.review.families:
+            for use in family.keys:
+                if use.action in self.review.keys and use.key not in seen:
+                    seen.add(use.key)
+                    label_keys.append((use.key, use.word))
+        common = [(actions.BY_ID[i].shown, actions.BY_ID[i].footer) for i in COMMON_FOOTER]
+        self.query_one(KeyBar).show(label_keys, common)
+
+    def applicable(self, action: actions.ReviewAction) -> bool:
+        """A label action applies only where the open record's families declare it."""
+        return not action.is_label or action.id in self.review.keys
 
     def refresh_record(self, index: int | None = None, *, rows: bool = False) -> None:
         """Redraw what a committed change affects (one row, or all rows with ``rows``)."""
@@ -96,7 +118,10 @@ class ReviewScreen(ReviewJobs):
         self.sentences.refresh_info(self.review)
         self.query_one(VerdictBar).show(self.review.verdicts(), self.review.hidden)
         self.query_one(MetricsPanel).show(
-            self.review.record_metrics(), self.review.dataset_metrics(), self.review.hidden
+            self.review.record_metrics(),
+            self.review.dataset_metrics(),
+            self.review.hidden,
+            self.review.metric_prefixes(),
         )
         self.records.invalidate(self.review.rowid)
         self.refresh_header()
@@ -106,8 +131,15 @@ class ReviewScreen(ReviewJobs):
         extra = self.records.filter.describe()
         if self.review.hidden:
             extra += " · BLIND"
+        family = self.review.family_names if self.review.stored is not None else ""
         self.query_one(ReviewHeader).show(
-            self.review.dataset, self.review.reviewer, reviewed, total, self.review.variant(), extra
+            self.review.dataset,
+            self.review.reviewer,
+            reviewed,
+            total,
+            self.review.variant() if self.review.stored is not None else "",
+            extra,
+            family,
         )
 
     def on_record_list_record_selected(self, message: RecordList.RecordSelected) -> None:
@@ -115,53 +147,64 @@ class ReviewScreen(ReviewJobs):
 
     # -- labels -------------------------------------------------------------------------
 
-    def _commit(self, change, index: int | None) -> None:
+    def _commit(self, change, index: int | None) -> bool:
         """Run one store write; show an error instead of a traceback when it is refused."""
         try:
             change()
         except (RagreviewError, RecordError) as err:
             self.notify(str(err), severity="error")
-            return
+            return False
         except sqlite3.Error as err:  # e.g. the DB stayed locked past the busy timeout
             self.notify(f"not saved: {err}", severity="error")
-            return
+            return False
         self.refresh_record(index)
+        return True
 
     def action_cursor(self, step: int) -> None:
-        self.sentences.move_to(self.sentences.cursor + step)
+        self.sentences.step(step)
 
-    def action_label(self, which: str) -> None:
-        item = self.sentences.item
-        if self.review.stored is None or item is None:
-            return
-        name = ITEM_KEYS[which].get(item.kind)
-        if name is None:
-            kinds = ", ".join(KIND_NAMES[k] for k in ITEM_KEYS[which])
-            self.notify(f"{which} applies to {kinds}", severity="warning")
-            return
-        target = item.target(name)
-        # A context-level label shows on every sentence of its document: redraw them all.
-        index = None if target != item.key else self.sentences.cursor
-        self._commit(lambda: self.review.cycle(name, target), index)
-        if index is None:
-            self.sentences.refresh_marks(self.review)
+    def action_edge(self, end: bool) -> None:
+        self.sentences.edge(end)
 
-    def action_verdict(self, name: str) -> None:
-        if self.review.stored is not None:
-            self._commit(lambda: self.review.cycle(name, "*"), None)
+    def action_page(self, pages: int) -> None:
+        self.sentences.page(pages)
 
-    def action_rating(self) -> None:
-        """Prompt for the RAD-Bench rating (1–10); empty drops yours (the judge's shows)."""
+    def action_label(self, action_id: str) -> None:
+        """A label key: set what the record's family declares for the item under the
+        cursor; where it does not apply, nothing changes and one line says why."""
         if self.review.stored is None:
             return
-        current = self.review.mark("rb_llm_rating", "*").value
+        action = actions.BY_ID[action_id]
+        try:
+            where = self.review.key_target(action_id, self.sentences.cursor)
+        except Refused as why:
+            self.notify(f"{action.shown} ({action.title.lower()}): {why}", severity="warning")
+            return
+        kind = CATALOGUE[where.name].kind
+        if kind == "rating":
+            self._prompt_rating(where.name)
+            return
+        if kind == "keys":
+            self._prompt_keys(where.name, where.target, self.sentences.cursor)
+            return
+        # A context-level label shows on every sentence of its document: redraw them all.
+        item = self.sentences.item
+        index = where.item if item is not None and where.target == item.key else None
+        if self._commit(lambda: self.review.cycle(where.name, where.target), index):
+            if where.item is not None and index is None:
+                self.sentences.refresh_marks(self.review)
+
+    def _prompt_rating(self, name: str) -> None:
+        """The RAD-Bench rating (1–10); empty drops yours (the judge's shows)."""
+        assert self.review.stored is not None
+        current = self.review.mark(name, "*").value
 
         def done(text: str | None) -> None:
             if text is None:
                 return
             text = text.strip()
             if not text:
-                self._commit(lambda: self.review.set("rb_llm_rating", "*", None), None)
+                self._commit(lambda: self.review.set(name, "*", None), None)
                 return
             try:
                 number = float(text)
@@ -169,13 +212,32 @@ class ReviewScreen(ReviewJobs):
                 self.notify(f"rating: not a number: {text!r}", severity="error")
                 return
             value = int(number) if number.is_integer() else number
-            self._commit(lambda: self.review.set("rb_llm_rating", "*", value), None)
+            self._commit(lambda: self.review.set(name, "*", value), None)
 
         self.app.push_screen(
             PromptScreen(
                 f"Rating of {self.review.stored.id}",
                 "" if current is None else str(current),
                 "a number from 1 to 10; empty: back to the judge's",
+            ),
+            done,
+        )
+
+    def _prompt_keys(self, name: str, target: str, index: int) -> None:
+        current = self.review.mark(name, target).value or []
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            keys = [k for k in re.split(r"[\s,]+", text.strip()) if k]
+            self._commit(lambda: self.review.set(name, target, keys), index)
+
+        self.app.push_screen(
+            PromptScreen(
+                f"Supporting keys of {target}",
+                " ".join(current),
+                "document keys or general / well_known_fact / numerical_reasoning / "
+                "supported_without_sentence",
             ),
             done,
         )
@@ -189,31 +251,47 @@ class ReviewScreen(ReviewJobs):
             done = self.review.revert(None)  # nothing on the sentence: the verdicts
         if not done:
             self.notify("no label of yours to revert here")
-        self.refresh_record(self.sentences.cursor if item else None)
+        self.refresh_record(rows=True)
 
-    def action_support_keys(self) -> None:
+    def _own_labels(self) -> list[tuple[str, str]]:
+        """(label, target) of the reviewer's labels on the item, else on the verdicts."""
+        assert self.review.stored is not None
+        human = self.review.stored.human
         item = self.sentences.item
-        if item is None or item.kind != "response":
-            self.notify("supporting keys belong to response sentences", severity="warning")
+        if item is not None:
+            found = [
+                (n, item.target(n))
+                for n in self.review.item_labels.get(item.kind, ())
+                if item.target(n) in human.get(n, {})
+            ]
+            if found:
+                return found
+        return [(n, "*") for n in self.review.verdict_names if "*" in human.get(n, {})]
+
+    def action_reason(self) -> None:
+        """Attach a reason to the reviewer's label under the cursor (or on a verdict)."""
+        if self.review.stored is None:
             return
-        current = self.review.mark("support_keys", item.key).value or []
-        index = self.sentences.cursor
+        own = self._own_labels()
+        if not own:
+            self.notify("no label of yours here to give a reason for", severity="warning")
+            return
+        name, target = own[0]
 
         def done(text: str | None) -> None:
-            if text is None:
-                return
-            keys = [k for k in re.split(r"[\s,]+", text.strip()) if k]
-            self._commit(lambda: self.review.set("support_keys", item.key, keys), index)
+            if text and text.strip():
+                if self._commit(lambda: self.review.annotate(name, target, text.strip()), None):
+                    self.notify(f"reason kept on {name} {target}")
 
         self.app.push_screen(
-            PromptScreen(
-                f"Supporting keys of {item.key}",
-                " ".join(current),
-                "document keys or general / well_known_fact / numerical_reasoning / "
-                "supported_without_sentence",
-            ),
+            PromptScreen(f"Reason for your {name} on {target}", "", "kept in the event log"),
             done,
         )
+
+    def action_toggle_reasons(self) -> None:
+        self.sentences.toggle_reasons(self.review)
+        shown = "shown" if self.sentences.show_reasons else "hidden"
+        self.notify(f"judge reasoning {shown}")
 
     # -- records ------------------------------------------------------------------------
 
@@ -294,10 +372,22 @@ class ReviewScreen(ReviewJobs):
 
     def action_filter(self, kind: str) -> None:
         flt = self.records.filter
-        if kind == "disagreement":
-            self._apply_filter(replace(flt, disagreement=not flt.disagreement))
+        if kind == "all":  # every filter off; the sort order stays
+            self._apply_filter(browse.ListFilter(sort=flt.sort))
+        elif kind in ("disagreement", "conflicts", "sample"):
+            on = not getattr(flt, kind)
+            if (
+                on
+                and kind == "sample"
+                and browse.latest_sample(self.review.db, self.review.dataset) is None
+            ):
+                self.notify(
+                    "no sample drawn for this dataset (ragreview sample)", severity="warning"
+                )
+                return
+            self._apply_filter(replace(flt, **{kind: on}))
         else:
-            self._apply_filter(replace(flt, status=None if kind == "all" else kind))
+            self._apply_filter(replace(flt, status=kind))
 
     def action_next_task(self) -> None:
         tasks = [None, *browse.tasks(self.review.db, self.review.dataset)]
@@ -357,16 +447,12 @@ class ReviewScreen(ReviewJobs):
 
     def action_blind(self) -> None:
         """Reveal the judge's labels on a blind record, or hide them (blind mode on)."""
-        if self.review.hidden:
-            self.review.revealed = True
-        else:
-            self.review.blind = True
-            self.review.revealed = False
+        self.review.toggle_blind()
         self.refresh_record(rows=True)
+        self.sentences.refresh_marks(self.review)
 
     def leave_blind(self) -> None:
-        self.review.blind = False
-        self.review.revealed = True
+        self.review.leave_blind()
         self.refresh_record(rows=True)
 
     @work(thread=True, exclusive=True, group="search")
@@ -378,7 +464,10 @@ class ReviewScreen(ReviewJobs):
             ids = browse.rowids(db, self.review.dataset, flt)
         finally:
             db.conn.close()
-        self.app.call_from_thread(self._apply_filter, flt, ids)
+        self.post_message(self.SearchDone(flt, ids))
+
+    def on_review_screen_search_done(self, message: SearchDone) -> None:
+        self._apply_filter(message.flt, message.ids)
 
     def action_metrics_expand(self) -> None:
         self.query_one(MetricsBox).toggle_expanded()
@@ -387,4 +476,4 @@ class ReviewScreen(ReviewJobs):
         self.query_one(MetricsBox).scroll_lines(lines)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(frozenset(self.review.keys), self.review.family_names))

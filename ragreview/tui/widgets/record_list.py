@@ -10,6 +10,7 @@ from __future__ import annotations
 from array import array
 
 import sqlite_utils
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -20,6 +21,7 @@ from textual.strip import Strip
 
 from ...store import browse
 from ...store.browse import ListFilter, ListRow
+from ..text import one_line
 
 PAGE = 100
 MAX_PAGES = 50  # pages kept in memory; older ones are dropped and fetched again if needed
@@ -134,9 +136,7 @@ class RecordList(ScrollView, can_focus=False):
         # The id matters most: the file position is shown only when there is room.
         position = f"{row.position:>{self._digits}} " if width >= 28 else ""
         room = max(1, width - 4 - len(position))
-        rid = _one_line(row.id)
-        if len(rid) > room:
-            rid = rid[: room - 1] + "…"
+        rid = _fit(one_line(row.id), room)
         segments = [Segment(head, style), flag, Segment(f" {position}{rid}", style)]
         return Strip(segments).crop_extend(0, width, style)
 
@@ -154,6 +154,15 @@ class RecordList(ScrollView, can_focus=False):
             self.post_message(self.RecordSelected(self.ids[index]))
 
 
-def _one_line(text: str) -> str:
-    """Record ids are untrusted: keep control characters from breaking the row."""
-    return "".join(ch if ch.isprintable() else " " for ch in text)
+def _fit(rid: str, room: int) -> str:
+    """Cut a long id in the middle: its end often tells records apart (MT-RAG's
+    ``<conversation>::<turn>``)."""
+    if cell_len(rid) <= room:
+        return rid
+    tail = max(1, (room - 1) // 2)
+    head = room - 1 - tail
+    while cell_len(rid[:head]) > head:
+        head -= 1
+    while cell_len(rid[-tail:]) > tail:
+        tail -= 1
+    return rid[:head] + "…" + (rid[-tail:] if tail > 0 else "")
