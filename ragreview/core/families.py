@@ -42,7 +42,9 @@ class Family:
     metrics: tuple[str, ...] = ()  # metric-name prefixes shown in the panel
     settings: tuple[str, ...] = ()  # dataset settings shown in the header
     task_prefix: str = ""
-    documents_last: bool = False  # documents carry no label: show them after the response
+    # item kinds shown first (the ones its keys label), before documents and response
+    first: tuple[str, ...] = ()
+    counts: tuple[str, ...] = ()  # metrics that count (shown without decimals)
     reasons: Callable[[Record, Any], Reasons] = field(default=lambda rec, src: {})
 
     def owns_task(self, task: str | None) -> bool:
@@ -165,7 +167,7 @@ RGB = Family(
     metrics=("rgb.",),
     settings=("rgb.variant",),
     task_prefix="rgb",
-    documents_last=True,
+    first=("response", "part"),
     reasons=_rgb_reasons,
 )
 MTRAG = Family(
@@ -180,7 +182,8 @@ MTRAG = Family(
     item_labels={},
     verdicts=("idk", "answerability", "underspecified", "rb_llm_rating"),
     metrics=("mtrag.",),
-    documents_last=True,
+    first=("response",),
+    counts=("mtrag.length",),
 )
 LONGFORM = Family(
     "longform",
@@ -189,6 +192,8 @@ LONGFORM = Family(
     item_labels={"fact": ("fact",)},
     metrics=("longform.",),
     settings=("longform.k",),
+    first=("fact",),
+    counts=("longform.supported", "longform.not_supported", "longform.irrelevant"),
     reasons=_longform_reasons,
 )
 RAGAS = Family(
@@ -212,6 +217,7 @@ RAGAS = Family(
     },
     verdicts=("verdict",),
     metrics=("ragas.",),
+    first=("statement", "reference_statement"),
     reasons=_ragas_reasons,
 )
 

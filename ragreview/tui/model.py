@@ -64,14 +64,13 @@ class Item:
         return self.key
 
 
-def items_of(rec: Record, documents_last: bool = False) -> list[Item]:
-    """Cursor stops in display order: documents first (last for families that label
-    the response, not the documents), then response, answer parts, facts, …"""
-    docs: list[Item] = []
+def items_of(rec: Record, first: tuple[str, ...] = ()) -> list[Item]:
+    """Cursor stops in display order: the kinds in ``first`` (what the record's family
+    labels), then documents, response, answer parts, facts, statements."""
+    out: list[Item] = []
     for i, doc in enumerate(rec.documents):
         section = f"doc {i}" + (f" · {doc.title}" if doc.title else "")
-        docs.extend(Item("doc", k, t, section, doc=i) for k, t in doc.sentences)
-    out: list[Item] = [] if documents_last else docs
+        out.extend(Item("doc", k, t, section, doc=i) for k, t in doc.sentences)
     out.extend(Item("response", k, t, "response") for k, t in rec.response)
     out.extend(
         Item("part", f"p{i}", " | ".join(p), "answer parts") for i, p in enumerate(rec.answer_parts)
@@ -82,7 +81,8 @@ def items_of(rec: Record, documents_last: bool = False) -> list[Item]:
         Item("reference_statement", k, t, "reference statements")
         for k, t in rec.reference_statements
     )
-    return out + docs if documents_last else out
+    rank = {kind: i for i, kind in enumerate(first)}
+    return sorted(out, key=lambda item: rank.get(item.kind, len(rank)))  # stable
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,8 @@ class Review:
         self.judge_errors = list(latest.values())
         rec = self.stored.record
         self.families = fam.families_of(rec, (self.stored.judge, self.stored.human))
-        self.items = items_of(rec, documents_last=any(f.documents_last for f in self.families))
+        first = tuple(k for f in self.families for k in f.first)
+        self.items = items_of(rec, first)
         self.revealed = not self.blind
         self._declare(rec)
 
@@ -353,6 +354,9 @@ class Review:
 
     def metric_prefixes(self) -> tuple[str, ...]:
         return tuple(p for f in self.families for p in f.metrics)
+
+    def metric_counts(self) -> frozenset[str]:
+        return frozenset(c for f in self.families for c in f.counts)
 
     def progress(self) -> tuple[int, int]:
         """(reviewed, total); the total only changes on import, so it is counted once."""

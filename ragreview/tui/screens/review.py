@@ -122,6 +122,7 @@ class ReviewScreen(ReviewJobs):
             self.review.dataset_metrics(),
             self.review.hidden,
             self.review.metric_prefixes(),
+            self.review.metric_counts(),
         )
         self.records.invalidate(self.review.rowid)
         self.refresh_header()

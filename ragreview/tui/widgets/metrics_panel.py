@@ -12,19 +12,19 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 
-def fmt(value: float | None) -> str:
-    """Three decimals; a whole number above 1 (a count, a length) without them."""
+def fmt(value: float | None, count: bool = False) -> str:
+    """Three decimals; a count (a record's number of facts, a length) as a whole number."""
     if value is None:
         return "–"
-    if abs(value) > 1 and float(value).is_integer():
+    if count and float(value).is_integer():
         return str(int(value))
     return f"{value:.3f}"
 
 
-def pair(judge: float | None, reviewed: float | None) -> str:
+def pair(judge: float | None, reviewed: float | None, count: bool = False) -> str:
     if judge is None and reviewed is None:
         return "–"
-    return f"{fmt(judge)}→{fmt(reviewed)}"
+    return f"{fmt(judge, count)}→{fmt(reviewed, count)}"
 
 
 def delta(judge: float | None, reviewed: float | None) -> str:
@@ -84,6 +84,7 @@ class MetricsPanel(Static):
         dataset: Mapping[str, Any],
         hidden_judge: bool,
         prefixes: tuple[str, ...] = (),
+        counts: frozenset[str] = frozenset(),
     ) -> None:
         """``prefixes``: the open record's families' metrics (others are not shown);
         while the judge is hidden, the dataset's judge values and deltas are too."""
@@ -123,11 +124,12 @@ class MetricsPanel(Static):
                 if rows is rec_rows and hidden_judge:
                     cells += [Text("blind", style="dim"), Text("")]
                     continue
+                count = name in counts
                 if hidden_judge:  # the dataset's reviewed value only
-                    cells += [Text(fmt(reviewed)), Text("")]
+                    cells += [Text(fmt(reviewed, count)), Text("")]
                     continue
                 d = delta(judge, reviewed)
-                cells += [Text(pair(judge, reviewed)), Text(d, style="bold" if d else "")]
+                cells += [Text(pair(judge, reviewed, count)), Text(d, style="bold" if d else "")]
             label = name.split(".", 1)[1] if family and "." in name else name
             body.append([Text(label), *cells])
         head = [Text(family or "metric", style="bold"), Text("record", style="bold"),

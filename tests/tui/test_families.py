@@ -1,0 +1,253 @@
+"""Every family's real fixture in the real app: each applicable key writes its label and
+moves the panel's number (computed by hand below); every other key writes nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragreview.tui.actions import BY_ID
+from ragreview.tui.screens.prompt import PromptScreen
+from ragreview.tui.widgets.header import ReviewHeader
+from ragreview.tui.widgets.key_bar import StatusLine
+from ragreview.tui.widgets.metrics_panel import MetricsPanel
+from ragreview.tui.widgets.verdict_bar import VerdictBar
+
+from .conftest import REPO, events, human, make_app, opened, text_of
+
+FIXTURES = REPO / "fixtures"
+SHARED_RGB = REPO.parent / "shared" / "fixtures" / "rgb"
+LABEL_KEYS = {a.id: a.keys.split(",")[0] for a in BY_ID.values() if a.is_label}
+
+
+def imported(tmp_path: Path, source: Path):
+    path = tmp_path / source.name
+    shutil.copy(source, path)
+    return opened(path)
+
+
+def record_value(app, name: str) -> tuple[float | None, float | None]:
+    return app.screen.query_one(MetricsPanel).values["record"][name]
+
+
+async def press_refused(app, pilot, o, action_ids) -> None:
+    """Keys of other families: nothing written, one line says so."""
+    before = events(o)
+    for action_id in action_ids:
+        await pilot.press(LABEL_KEYS[action_id])
+        await pilot.pause()
+        assert not isinstance(app.screen, PromptScreen), action_id
+        assert events(o) == before, action_id
+        line = status(app)
+        assert "not on this record" in line or "applies to" in line, (action_id, line)
+
+
+def status(app) -> str:
+    """The one line the screen says things on."""
+    return text_of(app.screen.query_one(StatusLine))
+
+
+def others(*applicable: str) -> list[str]:
+    return [a for a in LABEL_KEYS if a not in applicable]
+
+
+async def goto(app, pilot, key: str) -> None:
+    rows = app.screen.sentences.rows
+    app.screen.sentences.move_to(next(i for i, r in enumerate(rows) if r.item.key == key))
+    await pilot.pause()
+
+
+async def test_trace_ragbench_keys(tmp_path):
+    o = imported(tmp_path, FIXTURES / "handwritten" / "ragbench" / "covidqa_test_rows.jsonl")
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.review.stored.id == "covidqa-17"
+        await press_refused(app, pilot, o, others(*TRACE_KEYS))
+        # judge: 0a 0b 1a relevant and utilized of 5 sentences; a, b supported
+        assert record_value(app, "trace.relevance") == (0.6, 0.6)
+        await pilot.press("r")  # 0a not relevant: relevance 2/5
+        await pilot.pause()
+        assert human(o) == {("covidqa-17", "relevant", "0a"): False}
+        assert record_value(app, "trace.relevance") == (0.6, pytest.approx(0.4))
+        await pilot.press("u")  # 0a not utilized: utilization 2/5
+        await pilot.pause()
+        assert human(o)[("covidqa-17", "utilized", "0a")] is False
+        assert record_value(app, "trace.utilization") == (0.6, pytest.approx(0.4))
+        assert "0.600→0.400" in text_of(app.screen.query_one(MetricsPanel))
+        await goto(app, pilot, "a")
+        await pilot.press("s")  # a unsupported: adherence (all supported) 1 -> 0
+        await pilot.pause()
+        assert human(o)[("covidqa-17", "supported", "a")] is False
+        assert record_value(app, "trace.adherence") == (1.0, 0.0)
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("ctrl+u", *"0c", "enter")
+        await pilot.pause()
+        assert human(o)[("covidqa-17", "support_keys", "a")] == ["0c"]
+
+
+TRACE_KEYS = ("toggle-relevant", "toggle-utilized", "toggle-supported", "edit-support-keys")
+
+
+@pytest.mark.skipif(not SHARED_RGB.is_dir(), reason="RGB data is not redistributable")
+async def test_rgb_counterfactual_data_file_keys(tmp_path):
+    o = imported(tmp_path, SHARED_RGB / "en_fact.json")
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        applicable = ("toggle-rejected", "toggle-error-detected", "toggle-supported")
+        await press_refused(app, pilot, o, others(*applicable))
+        assert app.screen.sentences.item.key == "p0"  # the answer part comes first
+        await pilot.press("x")  # rejected: the record's rejection 0 -> 1
+        await pilot.pause()
+        assert human(o) == {("0", "rejected", "*"): True}
+        assert record_value(app, "rgb.rejected") == (0.0, 1.0)
+        await pilot.press("e")  # error detected: 0 -> 1
+        await pilot.pause()
+        assert human(o)[("0", "error_detected", "*")] is True
+        assert record_value(app, "rgb.error_detected") == (0.0, 1.0)
+        # a data file: no judge verdict, the reviewer's stands against none
+        assert "error yes (judge –)" in text_of(app.screen.query_one(VerdictBar))
+        await pilot.press("s")  # the answer part found in the response
+        await pilot.pause()
+        assert human(o)[("0", "part_matched", "p0")] is True
+
+
+async def test_rgb_noise_prediction_refuses_error_detected(tmp_path):
+    name = "prediction_en_ModelX_temp0.7_noise0.4_passage5_correct0.0.json"
+    o = imported(tmp_path, FIXTURES / "handwritten" / "rgb" / name)
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await press_refused(app, pilot, o, others("toggle-rejected", "toggle-supported"))
+        assert "error" not in text_of(app.screen.query_one(VerdictBar))
+        await goto(app, pilot, "p0")
+        await pilot.press("s")  # judge: matched -> not: the record is no longer correct
+        await pilot.pause()
+        assert human(o) == {("0", "part_matched", "p0"): False}
+        assert record_value(app, "rgb.correct") == (1.0, 0.0)
+
+
+async def test_mtrag_keys(tmp_path):
+    o = imported(tmp_path, FIXTURES / "mtrag" / "responses-10.jsonl")
+    app = make_app(o)
+    rid = "dd6b6ffd177f2b311abe676261279d2f::1"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        applicable = ("cycle-idk", "cycle-answerability", "cycle-underspecified", "set-rating")
+        await press_refused(app, pilot, o, others(*applicable))
+        await pilot.press("i")  # no idk verdict yet: 0 first
+        await pilot.press("i")  # then 0.5
+        await pilot.pause()
+        assert human(o) == {(rid, "idk", "*"): 0.5}
+        await pilot.press("a")  # judge UNANSWERABLE -> PARTIAL
+        await pilot.pause()
+        assert human(o)[(rid, "answerability", "*")] == "PARTIAL"
+        await pilot.press("U")
+        await pilot.pause()
+        assert human(o)[(rid, "underspecified", "*")] == 0
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"8", "enter")
+        await pilot.pause()
+        assert human(o)[(rid, "rb_llm_rating", "*")] == 8
+        bar = text_of(app.screen.query_one(VerdictBar))
+        assert "idk 0.5" in bar and "answer PARTIAL (judge UNANSWERABLE)" in bar
+        assert "rating 8" in bar
+        # the response length counts characters: a whole number, not 275.000
+        assert "275→275" in text_of(app.screen.query_one(MetricsPanel))
+
+
+async def test_factscore_keys(tmp_path):
+    o = imported(tmp_path, FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl")
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await press_refused(app, pilot, o, others("cycle-fact"))
+        assert app.screen.sentences.item.key == "f1"
+        # Lanny Flaherty: 7 S, 19 NS, 9 IR; precision = S / (S + NS) = 7/26
+        assert record_value(app, "longform.precision") == (pytest.approx(7 / 26),) * 2
+        await pilot.press("f")  # f1 S -> NS: 6/26
+        await pilot.pause()
+        assert human(o) == {("Lanny Flaherty", "fact", "f1"): "NS"}
+        assert record_value(app, "longform.precision")[1] == pytest.approx(6 / 26)
+        assert record_value(app, "longform.supported") == (7.0, 6.0)
+        panel = text_of(app.screen.query_one(MetricsPanel))
+        assert "0.269→0.231" in panel and "7→6" in panel and "19→20" in panel
+
+
+async def test_ragas_annotation_verdict_with_reason(tmp_path):
+    o = imported(tmp_path, FIXTURES / "ragas" / "annotated_data.json")
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await press_refused(app, pilot, o, others("toggle-verdict"))
+        screen = app.screen
+        assert "verdict yes" in text_of(screen.query_one(VerdictBar))
+        reasons = text_of(screen.sentences.record_reasons)
+        assert "judge › verdict: The response effectively addresses" in reasons
+        await pilot.press("v")
+        await pilot.pause()
+        assert human(o)[("1", "verdict", "*")] is False  # 5 others came with the file
+        assert "verdict no (judge yes)" in text_of(screen.query_one(VerdictBar))
+        await pilot.press("R")  # a reason for the override
+        await pilot.pause()
+        await pilot.press(*"too long", "enter")
+        await pilot.pause()
+        reason = o.db.conn.execute(
+            "SELECT kind, name, reason FROM events ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        assert reason == ("reason", "verdict", "too long")
+        await pilot.press("z")  # the judge's reasoning folds away
+        await pilot.pause()
+        assert not screen.sentences.record_reasons.display
+
+
+async def test_ragas_reference_shows_and_home_brings_back_the_question(tmp_path):
+    o = imported(tmp_path, FIXTURES / "ragas" / "edited_chain_runs.json")
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.screen.sentences
+        text = "\n".join(text_of(w) for w in view.children)
+        assert "reference: The Theory of Sensory Adaptation refers to" in text
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y > 0
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.scroll_y == 0
+        await pilot.press("pagedown", "k")
+        await pilot.pause()
+        assert view.scroll_y == 0  # k on the first item shows the record's top
+
+
+async def test_filter_all_clears_disagreement_and_sample_filter(tmp_path, run_cli):
+    o = imported(tmp_path, FIXTURES / "ragas" / "annotated_data.json")
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("5")
+        await pilot.pause()
+        assert screen.records.filter.disagreement and len(screen.records.ids) == 5
+        await pilot.press("1")
+        await pilot.pause()
+        assert not screen.records.filter.disagreement and len(screen.records.ids) == 21
+        await pilot.press("7")  # no sample drawn yet
+        await pilot.pause()
+        assert not screen.records.filter.sample
+        assert "no sample drawn" in status(app)
+        drawn = run_cli("sample", tmp_path / "annotated_data.ragreview.db", "--n", "4")
+        assert drawn.returncode == 0, drawn.stderr
+        await pilot.press("7")
+        await pilot.pause()
+        assert screen.records.filter.sample and len(screen.records.ids) == 4
+        assert "[all sample]" in text_of(screen.query_one(ReviewHeader))
+        await pilot.press("1")
+        await pilot.pause()
+        assert len(screen.records.ids) == 21
