@@ -45,6 +45,7 @@ class Family:
     # item kinds shown first (the ones its keys label), before documents and response
     first: tuple[str, ...] = ()
     counts: tuple[str, ...] = ()  # metrics that count (shown without decimals)
+    editable: tuple[str, ...] = ()  # item kinds a reviewer may add, delete, edit, split
     reasons: Callable[[Record, Any], Reasons] = field(default=lambda rec, src: {})
 
     def owns_task(self, task: str | None) -> bool:
@@ -193,6 +194,7 @@ LONGFORM = Family(
     metrics=("longform.",),
     settings=("longform.k",),
     first=("fact",),
+    editable=("fact",),
     counts=("longform.supported", "longform.not_supported", "longform.irrelevant"),
     reasons=_longform_reasons,
 )
@@ -218,6 +220,7 @@ RAGAS = Family(
     verdicts=("verdict",),
     metrics=("ragas.",),
     first=("statement", "reference_statement"),
+    editable=("statement", "reference_statement"),
     reasons=_ragas_reasons,
 )
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
-from . import metric_rows
+from . import item_edits, metric_rows
 from .db import write
 from .records import dumps, get, loads, now
 
@@ -174,7 +174,7 @@ def _stacks(
     if given: undo in one dataset must not reach into another in the same DB)."""
     sql = (
         "SELECT e.id, e.kind, e.ref FROM events e WHERE e.reviewer = ? AND e.kind IN "
-        "('set', 'revert', 'undo', 'redo')"
+        "('set', 'revert', 'undo', 'redo', 'items')"
     )
     params: list[Any] = [reviewer]
     if session is not None:
@@ -186,7 +186,7 @@ def _stacks(
     undo: list[int] = []
     redo: list[int] = []
     for event_id, kind, ref in conn.execute(sql + " ORDER BY e.id", params):
-        if kind in ("set", "revert"):
+        if kind in ("set", "revert", "items"):
             undo.append(event_id)
             redo.clear()
         elif kind == "undo" and ref in undo:
@@ -211,9 +211,13 @@ def _step(
             "SELECT record, name, target, old, new FROM events WHERE id = ?", (ref,)
         ).fetchone()
         value = loads(old if kind == "undo" else new)
-        event_id = apply_change(
-            conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
-        )
+        if name in item_edits.EVENT_NAMES:  # a fact/statement list edit: put the list back
+            item_edits.store_list(conn, rowid, item_edits.EVENT_NAMES[name], value)
+            event_id = None  # recorded below, with the list as both old and new
+        else:
+            event_id = apply_change(
+                conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
+            )
         if event_id is None:  # already at that value (someone else changed it): record anyway
             at = now()
             cur = conn.execute(

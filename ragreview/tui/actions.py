@@ -95,6 +95,25 @@ ACTIONS: tuple[ReviewAction, ...] = (
            "Gold answerability: ANSWERABLE, UNANSWERABLE, PARTIAL, CONVERSATIONAL, UNDERSPECIFIED (MT-RAG)."),
     _label("set-rating", "g", "Set rating", "RAD-Bench rating of the response, 1–10 (MT-RAG); empty goes back to the judge's."),
     ReviewAction(
+        id="add-item", keys="A,shift+a", display="A", action="items('add')", namespace="edit",
+        title="Add fact / statement",
+        help="A new atomic fact or statement after the one under the cursor (FActScore, ragas).",
+    ),
+    ReviewAction(
+        id="delete-item", keys="D,shift+d", display="D", action="items('delete')",
+        namespace="edit", title="Delete fact / statement",
+        help="Remove the fact or statement under the cursor (^z brings it back).",
+    ),
+    ReviewAction(
+        id="edit-item", keys="E,shift+e", display="E", action="items('edit')", namespace="edit",
+        title="Edit fact / statement", help="Rewrite the text of the fact or statement under the cursor.",
+    ),
+    ReviewAction(
+        id="split-item", keys="S,shift+s", display="S", action="items('split')",
+        namespace="edit", title="Split fact / statement",
+        help="Cut the fact or statement under the cursor in two or more at each |.",
+    ),
+    ReviewAction(
         id="revert-label", keys="backspace", display="⌫", action="revert", namespace="edit",
         title="Revert to judge",
         help="Drop your labels on the item under the cursor (else on the verdicts); the judge's show again.",

@@ -15,7 +15,7 @@ from ..core import families as fam
 from ..core.keys import context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
-from ..store import browse, history, judge_store, metric_rows
+from ..store import browse, history, item_edits, judge_store, metric_rows
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
@@ -136,6 +136,7 @@ class Review:
         self.item_labels: dict[str, tuple[str, ...]] = {}
         self.verdict_names: tuple[str, ...] = ()
         self.reasons: fam.Reasons = {}
+        self.editable: tuple[str, ...] = ()  # item kinds the reviewer may add, delete, …
         self._effective: dict[str, dict[str, Value]] = {}
         self._total: int | None = None
 
@@ -182,6 +183,7 @@ class Review:
             if n in settable and any(n in f.verdicts for f in self.families)
         )
         self.reasons = fam.reasons(rec, self.families, self.stored.source)
+        self.editable = tuple(k for f in self.families for k in f.editable)
 
     def _reload(self, rowid: int | None = None) -> None:
         """Read the record and its layers back from the DB (after every write)."""
@@ -323,6 +325,33 @@ class Review:
                 done += self.set(name, target, None) is not None
         return done
 
+    def edit_items(self, op: str, kind: str, key: str | None, text: str = "") -> str | None:
+        """Add (after ``key``), delete, edit or split (at ``|``) a fact or statement;
+        one event, metrics recomputed. The key of the item to put the cursor on."""
+        args = (self.db, self.rowid, kind)
+        who = (self.reviewer, self.session)
+        if op == "add":
+            _, new = item_edits.add(*args, key, text, *who)
+        elif op == "delete":
+            assert key is not None
+            _, new = item_edits.delete(*args, key, *who)
+        elif op == "edit":
+            assert key is not None
+            _, new = item_edits.edit(*args, key, text, *who)
+        else:
+            assert key is not None
+            _, new = item_edits.split(*args, key, text.split("|"), *who)
+        self.refresh_items()
+        return new
+
+    def refresh_items(self) -> None:
+        """Re-read the record after its items changed (an edit, its undo)."""
+        self._reload()
+        assert self.stored is not None
+        first = tuple(k for f in self.families for k in f.first)
+        self.items = items_of(self.stored.record, first)
+        self._declare(self.stored.record)
+
     def set_note(self, text: str | None) -> None:
         history.set_note(self.db, self.rowid, text or None, self.reviewer, self.session)
         self._reload()
@@ -339,7 +368,7 @@ class Review:
             return None
         rowid = store_records.find(self.db, event.record, event.dataset).rowid
         if self.stored is not None and rowid == self.rowid:
-            self._reload()
+            self.refresh_items()  # the step may have been a fact/statement edit
         return rowid
 
     # -- numbers ------------------------------------------------------------------------

@@ -3,6 +3,7 @@ moves the panel's number (computed by hand below); every other key writes nothin
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -251,3 +252,62 @@ async def test_filter_all_clears_disagreement_and_sample_filter(tmp_path, run_cl
         await pilot.press("1")
         await pilot.pause()
         assert len(screen.records.ids) == 21
+
+
+def facts_of(o, rid: str) -> list:
+    row = o.db.conn.execute("SELECT data FROM records WHERE id = ?", (rid,)).fetchone()
+    return json.loads(row[0])["facts"]
+
+
+async def test_facts_add_delete_edit_split_are_undoable_events(tmp_path):
+    o = imported(tmp_path, FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl")
+    rid = "Lanny Flaherty"
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        precision = lambda: record_value(app, "longform.precision")[1]  # noqa: E731
+        assert len(facts_of(o, rid)) == 35 and precision() == pytest.approx(7 / 26)
+        await pilot.press("D")  # f1 (S) deleted: 6 S of 25 labelled
+        await pilot.pause()
+        assert [f[0] for f in facts_of(o, rid)][:2] == ["f2", "f3"]
+        assert precision() == pytest.approx(6 / 25)
+        assert events(o)[-1][1:3] == ("items", "_facts")
+        await pilot.press("ctrl+z")  # back, with its label
+        await pilot.pause()
+        assert facts_of(o, rid)[0][:2] == ["f1", "Lanny Flaherty is an American."]
+        assert precision() == pytest.approx(7 / 26)
+        assert app.screen.sentences.rows[0].item.key == "f1"
+        await pilot.press("E", "ctrl+u", *"Lanny Flaherty is a US citizen.", "enter")
+        await pilot.pause()
+        assert facts_of(o, rid)[0] == ["f1", "Lanny Flaherty is a US citizen.", "a"]
+        await pilot.press("A", *"He acts.", "enter")  # after f1; unlabelled
+        await pilot.pause()
+        assert facts_of(o, rid)[1] == ["f36", "He acts.", "a"]
+        assert app.screen.sentences.item.key == "f36"
+        assert precision() == pytest.approx(7 / 26)
+        await pilot.press("f")  # label the new fact S: 8/27
+        await pilot.pause()
+        assert human(o)[(rid, "fact", "f36")] == "S"
+        assert precision() == pytest.approx(8 / 27)
+        await pilot.press("S", "ctrl+u", *"He acts|on stage", "enter")
+        await pilot.pause()
+        assert [f[:2] for f in facts_of(o, rid)[1:3]] == [["f36", "He acts"], ["f37", "on stage"]]
+        assert "He acts" in text_of(app.screen.sentences.rows[1])
+        await pilot.press("ctrl+z", "ctrl+z")  # the split, then the S label
+        await pilot.pause()
+        assert [f[0] for f in facts_of(o, rid)[:3]] == ["f1", "f36", "f2"]
+        assert (rid, "fact", "f36") not in human(o)
+
+
+async def test_item_edit_keys_refused_where_there_are_no_facts(tmp_path):
+    o = imported(tmp_path, FIXTURES / "mtrag" / "responses-10.jsonl")
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        before = events(o)
+        for key in ("A", "D", "E", "S"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert not isinstance(app.screen, PromptScreen)
+        assert events(o) == before
+        assert "no facts or statements to edit here (mtrag)" in status(app)

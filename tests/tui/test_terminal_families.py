@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import time
+
 import pytest
 
 from .conftest import REPO

@@ -20,7 +20,7 @@ from ...core.errors import RagreviewError, RecordError
 from ...core.labels import CATALOGUE
 from ...store import browse
 from .. import actions
-from ..model import Refused, Review
+from ..model import KIND_NAMES, Refused, Review
 from ..widgets.header import ReviewHeader
 from ..widgets.key_bar import KeyBar, StatusLine
 from ..widgets.metrics_panel import MetricsBox, MetricsPanel
@@ -289,6 +289,57 @@ class ReviewScreen(ReviewJobs):
             done,
         )
 
+    def action_items(self, op: str) -> None:
+        """A / D / E / S: add, delete, edit or split a fact or statement, where the
+        record's family lets the reviewer correct the judge's decomposition."""
+        if self.review.stored is None:
+            return
+        item = self.sentences.item
+        editable = self.review.editable
+        if not editable:
+            self.notify(f"no facts or statements to edit here ({self.review.family_names})")
+            return
+        on_item = item is not None and item.kind in editable
+        if op != "add" and not on_item:
+            kinds = ", ".join(KIND_NAMES[k] for k in editable)
+            self.notify(f"{op} applies to {kinds}", severity="warning")
+            return
+        kind = item.kind if on_item and item else editable[0]
+        key = item.key if on_item and item else None
+        what = KIND_NAMES[kind][:-1]
+
+        def run(text: str) -> None:
+            try:
+                new = self.review.edit_items(op, kind, key, text)
+            except (RagreviewError, RecordError, sqlite3.Error) as err:
+                self.notify(f"not saved: {err}", severity="error")
+                return
+            self._rebuild(new)
+            self.notify(f"{op}: {what} {new} (^z undoes)")
+
+        if op == "delete":
+            run("")
+            return
+        current = item.text if on_item and item else ""
+        title = {
+            "add": f"New {what}" + (f" after {key}" if key else ""),
+            "edit": f"Text of {key}",
+            "split": f"Split {key}: put | at each cut",
+        }[op]
+        self.app.push_screen(
+            PromptScreen(title, "" if op == "add" else current, "enter saves, esc cancels"),
+            lambda text: run(text) if text is not None else None,
+        )
+
+    def _rebuild(self, key: str | None = None) -> None:
+        """Redraw the whole record after its items changed; cursor on ``key``."""
+        cursor = self.sentences.cursor
+        if key is not None:
+            cursor = next((i for i, it in enumerate(self.review.items) if it.key == key), cursor)
+        self.sentences.show(self.review, min(cursor, max(0, len(self.review.items) - 1)))
+        self.refresh_record()
+        self.refresh_keys()
+
     def action_toggle_reasons(self) -> None:
         self.sentences.toggle_reasons(self.review)
         shown = "shown" if self.sentences.show_reasons else "hidden"
@@ -420,7 +471,10 @@ class ReviewScreen(ReviewJobs):
             self.notify(f"nothing to {'redo' if redo else 'undo'}")
             return
         if self.review.stored is not None and rowid == self.review.rowid:
-            self.refresh_record(rows=True)
+            if [row.item for row in self.sentences.rows] != self.review.items:
+                self._rebuild()  # a fact/statement edit was undone or redone
+            else:
+                self.refresh_record(rows=True)
         else:
             self.records.invalidate(rowid)
             self.open_record(rowid)
