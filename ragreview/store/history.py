@@ -16,7 +16,7 @@ from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
 from . import item_edits, metric_rows
 from .db import write
-from .records import dumps, get, loads, now
+from .records import StoredRecord, dumps, get, loads, now
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -132,9 +132,14 @@ def set_label(
     reason: str | None = None,
     session: str | None = None,
     blind: bool = False,
+    stored: StoredRecord | None = None,
 ) -> int | None:
-    """Override one label (``value`` None reverts it to the judge's). Durable on return."""
-    stored = get(db, rowid)
+    """Override one label (``value`` None reverts it to the judge's). Durable on return.
+
+    ``stored``: the record as the caller just read it (the review screen holds it), so
+    a keystroke reads the record once."""
+    if stored is None or stored.rowid != rowid:
+        stored = get(db, rowid)
     if value is None:
         resolved = check_label_target(stored.record, name, target)
     else:

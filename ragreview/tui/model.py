@@ -15,7 +15,7 @@ from ..core import families as fam
 from ..core.keys import context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
-from ..store import browse, history, item_edits, judge_store, metric_rows
+from ..store import browse, history, item_edits, judge_store
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
@@ -296,6 +296,7 @@ class Review:
             reason=reason,
             session=self.session,
             blind=self.hidden,
+            stored=self.stored,
         )
         self._reload()
         return event
@@ -372,14 +373,6 @@ class Review:
         return rowid
 
     # -- numbers ------------------------------------------------------------------------
-
-    def record_metrics(self) -> dict[str, dict[str, float | None]]:
-        """``{"judge": {...}, "effective": {...}}`` of the open record (stored rows)."""
-        return metric_rows.record_values(self.db, self.rowid)
-
-    def dataset_metrics(self) -> dict[str, Any]:
-        """The dataset's running sums, kept in the same transaction as every label."""
-        return metric_rows.dataset_summary(self.db, self.dataset)
 
     def metric_prefixes(self) -> tuple[str, ...]:
         return tuple(p for f in self.families for p in f.metrics)

@@ -18,7 +18,7 @@ from textual.message import Message
 
 from ...core.errors import RagreviewError, RecordError
 from ...core.labels import CATALOGUE
-from ...store import browse
+from ...store import browse, metric_rows
 from .. import actions
 from ..model import KIND_NAMES, Refused, Review
 from ..widgets.header import ReviewHeader
@@ -118,8 +118,8 @@ class ReviewScreen(ReviewJobs):
         self.sentences.refresh_info(self.review)
         self.query_one(VerdictBar).show(self.review.verdicts(), self.review.hidden)
         self.query_one(MetricsPanel).show(
-            self.review.record_metrics(),
-            self.review.dataset_metrics(),
+            metric_rows.record_values(self.review.db, self.review.rowid),
+            metric_rows.dataset_summary(self.review.db, self.review.dataset),
             self.review.hidden,
             self.review.metric_prefixes(),
             self.review.metric_counts(),
