@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .. import formats
 from ..core.errors import RagreviewError
 from ..formats import csv_export
-from ..store import browse
+from ..store import browse, item_edits
 from ..store import records as store_records
 from ..store import settings as store_settings
 
@@ -57,6 +57,14 @@ def write(
     """Write ``dataset`` to ``out`` as ``fmt`` (from ``resolve_format``); the count.
 
     ``on_record`` is called once per record read (for a progress bar)."""
+    if fmt not in ("csv", "ragreview"):
+        changed = item_edits.edited(db, dataset)
+        if changed:  # the source file's own fact/statement lists cannot hold them
+            shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
+            raise RagreviewError(
+                f"{len(changed)} records have edited facts or statements that the {fmt} "
+                f"format cannot hold ({shown}); export them with --as ragreview"
+            )
     writer = csv_export.write if fmt == "csv" else formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
     # what the writers need beyond the settings (whole-file formats, subsets)

@@ -159,3 +159,21 @@ def split(db, rowid: int, kind: str, key: str, parts: list[str], reviewer: str, 
         return items, key
 
     return _apply(db, rowid, kind, change, reviewer, session)
+
+
+def edited(db: sqlite_utils.Database, dataset: str) -> list[str]:
+    """Ids of the dataset's records whose facts or statements now differ from what was
+    imported (a source-format writer cannot hold those edits)."""
+    marks = ",".join("?" * len(EVENT_NAMES))
+    rows = db.conn.execute(
+        "SELECT r.id, r.data, e.name, e.old FROM events e JOIN records r ON r.rowid = e.record "
+        f"WHERE r.dataset = ? AND e.kind = 'items' AND e.name IN ({marks}) AND e.id = "
+        "(SELECT min(f.id) FROM events f WHERE f.record = e.record AND f.name = e.name "
+        "AND f.kind = 'items')",
+        (dataset, *EVENT_NAMES),
+    )
+    out = []
+    for rid, data, name, old in rows:
+        if (json.loads(data).get(EVENT_NAMES[name]) or []) != (json.loads(old) or []):
+            out.append(rid)
+    return sorted(set(out))

@@ -311,3 +311,21 @@ async def test_item_edit_keys_refused_where_there_are_no_facts(tmp_path):
             assert not isinstance(app.screen, PromptScreen)
         assert events(o) == before
         assert "no facts or statements to edit here (mtrag)" in status(app)
+
+
+def test_source_export_refuses_edited_facts_and_ragreview_export_keeps_them(tmp_path):
+    from ragreview.core.errors import RagreviewError
+    from ragreview.services import export
+    from ragreview.store import history, item_edits
+
+    o = imported(tmp_path, FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl")
+    rowid = o.db.conn.execute("SELECT rowid FROM records WHERE id = 'Lanny Flaherty'").fetchone()
+    item_edits.delete(o.db, rowid[0], "fact", "f2", "alice", "s1")
+    with pytest.raises(RagreviewError, match="1 records have edited facts .*Lanny Flaherty"):
+        export.write_file(o.db, o.dataset, "factscore", tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
+    export.write_file(o.db, o.dataset, "ragreview", tmp_path / "gold.jsonl")
+    first = json.loads((tmp_path / "gold.jsonl").read_text().splitlines()[0])
+    assert [f[0] for f in first["facts"]][:2] == ["f1", "f3"]
+    history.undo(o.db, "alice", "s1")  # back as imported: the source format holds it again
+    assert export.write_file(o.db, o.dataset, "factscore", tmp_path / "out.jsonl") == 183
