@@ -62,6 +62,10 @@ def _counterfactual(rec: Record) -> bool:
     return bool(rec.counterfactual) or rec.task == "rgb-counterfactual"
 
 
+def _annotated(rec: Record) -> bool:
+    return "ragas_metric" in rec.data
+
+
 def _dicts(value: Any) -> list[dict]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
@@ -202,7 +206,8 @@ RAGAS = Family(
     "ragas",
     "ragas",
     keys=(
-        _toggle("toggle-verdict", "v", "verdict", record="verdict"),
+        # one pass/fail verdict per sample: ragas' annotation export (MetricAnnotation)
+        KeyUse("toggle-verdict", "v", "verdict", {"record": "verdict"}, _annotated),
         _toggle(
             "toggle-supported",
             "s",

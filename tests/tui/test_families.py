@@ -329,3 +329,61 @@ def test_source_export_refuses_edited_facts_and_ragreview_export_keeps_them(tmp_
     assert [f[0] for f in first["facts"]][:2] == ["f1", "f3"]
     history.undo(o.db, "alice", "s1")  # back as imported: the source format holds it again
     assert export.write_file(o.db, o.dataset, "factscore", tmp_path / "out.jsonl") == 183
+
+
+RAGAS_ROW = {  # hand-written in ragas' v2 result shape (see docs/formats.md)
+    "user_input": "Where is the Eiffel Tower?",
+    "retrieved_contexts": ["The Eiffel Tower is in Paris.", "Bananas are yellow."],
+    "response": "It is in Paris. It is 300 m tall.",
+    "reference": "The Eiffel Tower is in Paris, France.",
+    "statements": [
+        {"statement": "The tower is in Paris.", "reason": "Context 1 says so.", "verdict": 1},
+        {"statement": "The tower is 300 m tall.", "reason": "No context says it.", "verdict": 0},
+    ],
+    "classifications": [
+        {"statement": "It is in Paris.", "reason": "In context 1.", "attributed": 1},
+        {"statement": "It is in France.", "reason": "Not stated.", "attributed": 0},
+    ],
+    "context_precision_verdicts": [
+        {"reason": "Answers the question.", "verdict": 1},
+        {"reason": "Unrelated.", "verdict": 0},
+    ],
+}
+
+
+async def test_ragas_statements_contexts_and_their_reasons(tmp_path):
+    from .conftest import write_records
+
+    o = opened(write_records(tmp_path, [RAGAS_ROW], name="ragas_v2"))
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        applicable = ("toggle-supported", "toggle-context-useful")
+        await press_refused(app, pilot, o, others(*applicable))
+        rows = app.screen.sentences.rows
+        assert [r.item.key for r in rows[:4]] == ["s1", "s2", "r1", "r2"]
+        assert "judge › statement: Context 1 says so." in text_of(rows[0])
+        # faithfulness = true statements / statements = 1/2
+        assert record_value(app, "ragas.faithfulness") == (0.5, 0.5)
+        await pilot.press("j", "s")  # s2 false -> true: 2/2
+        await pilot.pause()
+        assert human(o) == {("1", "statement", "s2"): True}
+        assert record_value(app, "ragas.faithfulness") == (0.5, 1.0)
+        await pilot.press("j", "j", "s")  # r2 not attributed -> attributed: recall 1/2 -> 2/2
+        await pilot.pause()
+        assert human(o)[("1", "attributed", "r2")] is True
+        assert record_value(app, "ragas.context_recall") == (0.5, 1.0)
+        await goto(app, pilot, "1a")
+        await pilot.press("c")  # context 1 useful: verdicts [1, 1], precision 1
+        await pilot.pause()
+        assert human(o)[("1", "context_useful", "c1")] is True
+        assert record_value(app, "ragas.context_precision")[1] == pytest.approx(1.0)
+        await goto(app, pilot, "s1")
+        await pilot.press("S", "ctrl+u", *"The tower|is in Paris", "enter")
+        await pilot.pause()
+        statements = json.loads(o.db.conn.execute("SELECT data FROM records").fetchone()[0])[
+            "statements"
+        ]
+        assert statements[:2] == [["s1", "The tower"], ["s3", "is in Paris"]]
+        # s1 true, s3 unlabelled (not true), s2 true (yours): 2/3
+        assert record_value(app, "ragas.faithfulness")[1] == pytest.approx(2 / 3)
