@@ -212,3 +212,19 @@ def database_path(db: sqlite_utils.Database) -> str:
         if name == "main":
             return path
     return ""
+
+
+def conflicts(db: sqlite_utils.Database, rowid: int) -> list[tuple[str, str]]:
+    """(label, target) of the record's reviewer conflicts left by ``ragreview merge``."""
+    return db.conn.execute(
+        "SELECT name, target FROM merge_conflicts WHERE record = ? ORDER BY name, target",
+        (rowid,),
+    ).fetchall()
+
+
+def conflicted_count(db: sqlite_utils.Database, dataset: str) -> int:
+    return db.conn.execute(
+        "SELECT count(DISTINCT c.record) FROM merge_conflicts c JOIN records r "
+        "ON r.rowid = c.record WHERE r.dataset = ?",
+        (dataset,),
+    ).fetchone()[0]

@@ -129,6 +129,7 @@ class Review:
         self.stored: StoredRecord | None = None
         # the open record's judge failures not yet fixed by a later run (shown under its id)
         self.judge_errors: list[judge_store.JudgeError] = []
+        self.conflicts: list[tuple[str, str]] = []
         self.items: list[Item] = []
         self.families: tuple[fam.Family, ...] = ()
         # binding id -> {item kind: label}, for the keys that apply to the open record
@@ -151,6 +152,7 @@ class Review:
             e.task: e for e in judge_store.iter_errors(self.db, record=rowid, unresolved=True)
         }
         self.judge_errors = list(latest.values())
+        self.conflicts = browse.conflicts(self.db, rowid)  # left by `ragreview merge`
         rec = self.stored.record
         self.families = fam.families_of(rec, (self.stored.judge, self.stored.human))
         first = tuple(k for f in self.families for k in f.first)

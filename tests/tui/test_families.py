@@ -387,3 +387,31 @@ async def test_ragas_statements_contexts_and_their_reasons(tmp_path):
         assert statements[:2] == [["s1", "The tower"], ["s3", "is in Paris"]]
         # s1 true, s3 unlabelled (not true), s2 true (yours): 2/3
         assert record_value(app, "ragas.faithfulness")[1] == pytest.approx(2 / 3)
+
+
+async def test_merged_file_shows_conflicts_and_6_filters_them(tmp_path, run_cli):
+    for reviewer, value in (("ann", "false"), ("bob", "true")):
+        folder = tmp_path / reviewer
+        folder.mkdir()
+        shutil.copy(REPO / "fixtures" / "demo.jsonl", folder / "demo.jsonl")
+        db = folder / "demo.ragreview.db"
+        who = ("--reviewer", reviewer)
+        for args in (("import", folder / "demo.jsonl"), ("label", db, "covid-1", "relevant", "0a", value, *who), ("mark", db, "covid-1", "--reviewed", *who)):  # fmt: skip
+            done = run_cli(*args)
+            assert done.returncode == 0, done.stderr
+    merged = tmp_path / "merged.db"
+    done = run_cli("merge", tmp_path / "ann" / "demo.ragreview.db", tmp_path / "bob" / "demo.ragreview.db", "--into", merged)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    o = opened(merged)
+    app = make_app(o)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "1 records have reviewer conflicts: 6 lists them" in status(app)
+        await pilot.press("6")
+        await pilot.pause()
+        screen = app.screen
+        assert [screen.records.row(i).id for i in range(len(screen.records.ids))] == ["covid-1"]
+        assert screen.review.stored.id == "covid-1"
+        text = "\n".join(text_of(w) for w in screen.sentences.children)
+        assert "⚑ reviewer conflict: relevant 0a" in text
+        assert "[all conflicts]" in text_of(screen.query_one(ReviewHeader))

@@ -85,6 +85,10 @@ class ReviewScreen(ReviewJobs):
             self.open_record(first)
         else:
             self.refresh_header()
+        conflicted = browse.conflicted_count(self.review.db, self.review.dataset)
+        if conflicted:
+            message = f"{conflicted} records have reviewer conflicts: 6 lists them"
+            self.call_after_refresh(self.notify, message)
 
     # -- drawing ------------------------------------------------------------------------
 

@@ -180,6 +180,10 @@ class SentenceList(VerticalScroll, can_focus=False):
             line = literal(f"⚠ judge error ({err.model}, {err.task}, {err.at[:16]}): ")
             append(line, err.message)
             widgets.append(Static(line, classes="judge-error"))
+        if review.conflicts:  # reviewers of a merged file disagreed here: adjudicate
+            where = ", ".join(f"{name} {target}" for name, target in review.conflicts)
+            line = literal(f"⚑ reviewer conflict: {where}")
+            widgets.append(Static(line, classes="judge-error"))
         if rec.question:
             widgets.append(Static(_labelled("Q ", rec.question), classes="question"))
         turns = list(rec.conversation)
