@@ -141,13 +141,17 @@ async def test_mtrag_keys(tmp_path):
         await pilot.pause()
         applicable = ("cycle-idk", "cycle-answerability", "cycle-underspecified", "set-rating")
         await press_refused(app, pilot, o, others(*applicable))
-        await pilot.press("i")  # no idk verdict yet: 0 first
-        await pilot.press("i")  # then 0.5
+        # idk_conditioned (get_idk_underspec_score): an UNANSWERABLE question scores 1
+        # iff the response says "I don't know" (idk 1), else 0; rb_agg itself is 0 here
+        assert record_value(app, "mtrag.rb_agg_idk") == (0.0, 0.0)
+        await pilot.press("i", "i", "i")  # no idk verdict yet: 0, then 0.5, then 1
         await pilot.pause()
-        assert human(o) == {(rid, "idk", "*"): 0.5}
-        await pilot.press("a")  # judge UNANSWERABLE -> PARTIAL
+        assert human(o) == {(rid, "idk", "*"): 1}
+        assert record_value(app, "mtrag.rb_agg_idk") == (0.0, 1.0)
+        await pilot.press("a")  # judge UNANSWERABLE -> PARTIAL: answerable, idk 1 -> 0
         await pilot.pause()
         assert human(o)[(rid, "answerability", "*")] == "PARTIAL"
+        assert record_value(app, "mtrag.rb_agg_idk") == (0.0, 0.0)
         await pilot.press("U")
         await pilot.pause()
         assert human(o)[(rid, "underspecified", "*")] == 0
@@ -157,7 +161,7 @@ async def test_mtrag_keys(tmp_path):
         await pilot.pause()
         assert human(o)[(rid, "rb_llm_rating", "*")] == 8
         bar = text_of(app.screen.query_one(VerdictBar))
-        assert "idk 0.5" in bar and "answer PARTIAL (judge UNANSWERABLE)" in bar
+        assert "idk 1" in bar and "answer PARTIAL (judge UNANSWERABLE)" in bar
         assert "rating 8" in bar
         # the response length counts characters: a whole number, not 275.000
         assert "275→275" in text_of(app.screen.query_one(MetricsPanel))
@@ -415,3 +419,16 @@ async def test_merged_file_shows_conflicts_and_6_filters_them(tmp_path, run_cli)
         text = "\n".join(text_of(w) for w in screen.sentences.children)
         assert "⚑ reviewer conflict: relevant 0a" in text
         assert "[all conflicts]" in text_of(screen.query_one(ReviewHeader))
+
+
+async def test_blind_hides_the_dataset_judge_values_and_deltas_too(tmp_path):
+    o = imported(tmp_path, FIXTURES / "handwritten" / "ragbench" / "covidqa_test_rows.jsonl")
+    app = make_app(o, blind=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("r")  # blind: 0a shows not relevant, so r sets it relevant
+        await pilot.pause()
+        panel = app.screen.query_one(MetricsPanel)
+        assert panel.values["dataset"]["trace.relevance"][0] is None
+        shown = text_of(panel)
+        assert "blind" in shown and "→" not in shown and "+0." not in shown
