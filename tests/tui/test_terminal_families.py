@@ -80,10 +80,12 @@ def test_home_brings_the_question_back_after_end(tmp_path, session):  # noqa: F8
     start(session, tmp_path, str(src))
     question = "Q What is the Theory of Sensory Adaptation"
     wait_for(session, question, timeout=60)
+    wait_for(session, "␣ done")  # the footer is drawn once the record is open
+    time.sleep(0.5)  # and the first layout has settled (a loaded machine is slow)
     tmux("send-keys", "-t", session, "End")
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 40
     while question in tmux("capture-pane", "-p", "-t", session):
         assert time.monotonic() < deadline, "End did not scroll the question away"
         time.sleep(0.1)
     tmux("send-keys", "-t", session, "Home")
-    wait_for(session, question)
+    wait_for(session, question, timeout=40)

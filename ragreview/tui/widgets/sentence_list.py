@@ -197,20 +197,29 @@ class SentenceList(VerticalScroll, can_focus=False):
         for i, ref in enumerate(rec.references):
             head = "reference: " if len(rec.references) == 1 else f"reference {i + 1}: "
             widgets.append(Static(_labelled(head, ref), classes="reference"))
+        # The judge's record-level reasoning: a verdict's at the top, a sentence label's
+        # (RAGBench's relevance / adherence explanation) above the first of its items.
         self.record_reasons = Static(classes="reason")
         widgets.append(self.record_reasons)
-        self._fill_record_reasons(review)
+        self._section_reasons: list[tuple[Static, str]] = []
+        placed = set()
         self.rows = []
         section = None
         for i, item in enumerate(review.items):
             if item.section != section:
                 section = item.section
                 widgets.append(Static(literal(section), classes="heading"))
+                if item.kind not in placed and review.item_labels.get(item.kind):
+                    placed.add(item.kind)
+                    block = Static(classes="section-reason")
+                    self._section_reasons.append((block, item.kind))
+                    widgets.append(block)
             row = ItemRow(i, item, review.marks(item), self._reasons(review, item))
             self.rows.append(row)
             widgets.append(row)
         if not self.rows:
             widgets.append(Static(Text("(no keyed sentences in this record)"), classes="heading"))
+        self._fill_record_reasons(review)
         self.cursor = min(cursor, max(0, len(self.rows) - 1))
         if self.rows:
             self.rows[self.cursor].add_class("-cursor")
@@ -226,12 +235,14 @@ class SentenceList(VerticalScroll, can_focus=False):
 
     def _fill_record_reasons(self, review: Review) -> None:
         reasons = review.record_reasons() if self.show_reasons else []
-        text = Text(overflow="fold")
-        for i, (name, why) in enumerate(reasons):
-            text.append(("\n" if i else "") + f"{REASON_PREFIX} {name}: ", "bold")
-            append(text, why)
-        self.record_reasons.update(text)
-        self.record_reasons.display = bool(reasons)
+        by_kind = {kind: names for kind, names in review.item_labels.items()}
+        placed = {kind for _, kind in self._section_reasons}
+        top = [
+            (n, why) for n, why in reasons if not any(n in by_kind.get(kind, ()) for kind in placed)
+        ]
+        _reason_block(self.record_reasons, top)
+        for block, kind in self._section_reasons:
+            _reason_block(block, [(n, why) for n, why in reasons if n in by_kind[kind]])
 
     def refresh_info(self, review: Review) -> None:
         """Redraw the id/status/note line when the status or note changed."""
@@ -317,6 +328,15 @@ class SentenceList(VerticalScroll, can_focus=False):
 
     def on_item_row_clicked(self, message: ItemRow.Clicked) -> None:
         self.move_to(message.row.index)
+
+
+def _reason_block(block: Static, reasons: list[tuple[str, str]]) -> None:
+    text = Text(overflow="fold")
+    for i, (name, why) in enumerate(reasons):
+        text.append(("\n" if i else "") + f"{REASON_PREFIX} {name}: ", "bold")
+        append(text, why)
+    block.update(text)
+    block.display = bool(reasons)
 
 
 def _labelled(head: str, value: str) -> Text:
