@@ -508,11 +508,12 @@ class ReviewScreen(ReviewJobs):
         """Reveal the judge's labels on a blind record, or hide them (blind mode on)."""
         self.review.toggle_blind()
         self.refresh_record(rows=True)
-        self.sentences.refresh_marks(self.review)
+        self.sentences.fill_record_reasons(self.review)  # the judge's words hide with it
 
     def leave_blind(self) -> None:
         self.review.leave_blind()
         self.refresh_record(rows=True)
+        self.sentences.fill_record_reasons(self.review)
 
     @work(thread=True, exclusive=True, group="search")
     def _search(self, db_path: str, flt: browse.ListFilter) -> None:

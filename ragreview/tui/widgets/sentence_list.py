@@ -104,9 +104,9 @@ class ItemRow(Widget):
         body = literal(self.item.text)
         muted = self.get_component_rich_style("item-row--keys")
         if keys and support is not None:
-            body.append("  ← " + " ".join(keys), muted + self._mark_style(support))
+            append(body, "  ← " + " ".join(keys), muted + self._mark_style(support))
         if self.item.extra:
-            body.append(f"  (from {self.item.extra})", muted)
+            append(body, f"  (from {self.item.extra})", muted)
         for name, why in self.reasons:
             body.append(f"\n{REASON_PREFIX} {name}: ", muted)
             append(body, why, muted)
@@ -135,7 +135,7 @@ def _info(stored) -> Text:
     text = literal(stored.record.id)
     text.stylize("bold")
     if stored.record.task:
-        text.append(f" · {stored.record.task}")
+        append(text, f" · {stored.record.task}")
     status = stored.status
     if status == "reviewed" and stored.reviewed_by:
         status += f" by {stored.reviewed_by}"
@@ -219,7 +219,7 @@ class SentenceList(VerticalScroll, can_focus=False):
             widgets.append(row)
         if not self.rows:
             widgets.append(Static(Text("(no keyed sentences in this record)"), classes="heading"))
-        self._fill_record_reasons(review)
+        self.fill_record_reasons(review)
         self.cursor = min(cursor, max(0, len(self.rows) - 1))
         if self.rows:
             self.rows[self.cursor].add_class("-cursor")
@@ -233,7 +233,7 @@ class SentenceList(VerticalScroll, can_focus=False):
     def _reasons(self, review: Review, item: Item) -> list[tuple[str, str]]:
         return review.item_reasons(item) if self.show_reasons else []
 
-    def _fill_record_reasons(self, review: Review) -> None:
+    def fill_record_reasons(self, review: Review) -> None:
         reasons = review.record_reasons() if self.show_reasons else []
         by_kind = {kind: names for kind, names in review.item_labels.items()}
         placed = {kind for _, kind in self._section_reasons}
@@ -317,7 +317,7 @@ class SentenceList(VerticalScroll, can_focus=False):
 
     def toggle_reasons(self, review: Review) -> None:
         self.show_reasons = not self.show_reasons
-        self._fill_record_reasons(review)
+        self.fill_record_reasons(review)
         self.refresh_marks(review)
 
     def refresh_marks(self, review: Review, index: int | None = None) -> None:
