@@ -16,14 +16,11 @@ from .prompt import PromptScreen
 
 if TYPE_CHECKING:
     from ..model import Review
-    from ..widgets.record_list import RecordList
-    from ..widgets.sentence_list import SentenceList
 
 
 class ReviewJobs(Screen[None]):
-    """The base of ``ReviewScreen`` (which provides records, sentences, open_record).
-
-    Workers never call into the screen: they post a ``JobDone`` message it handles."""
+    """The base of ``ReviewScreen``: starts the jobs. Workers never call into the
+    screen: they post a ``JobDone`` message, which ``ReviewScreen`` handles."""
 
     class JobDone(Message):
         def __init__(self, message: str, severity: str, rowid: int | None = None) -> None:
@@ -37,16 +34,6 @@ class ReviewJobs(Screen[None]):
         self.review = review
         # keyword options for the re-judge call (tests shorten the retry back-off)
         self.rejudge_options: dict[str, Any] = {}
-
-    if TYPE_CHECKING:
-
-        @property
-        def records(self) -> RecordList: ...
-
-        @property
-        def sentences(self) -> SentenceList: ...
-
-        def open_record(self, rowid: int, cursor: int | None = None) -> None: ...
 
     def _busy(self, group: str, what: str) -> bool:
         """A job of ``group`` still runs: say so rather than start a second one (a thread
@@ -126,13 +113,3 @@ class ReviewJobs(Screen[None]):
             self.post_message(self.JobDone(str(err), "error", rowid))
         else:
             self.post_message(self.JobDone(message, "information", rowid))
-
-    def on_review_jobs_job_done(self, done: JobDone) -> None:
-        self.notify(done.message, severity=done.severity)  # type: ignore[arg-type]
-        rowid = done.rowid
-        if rowid is None:
-            return
-        self.records.invalidate(rowid)
-        if self.review.stored is not None and self.review.rowid == rowid:
-            # rebuilt, not only redrawn: a long-form judge may have added atomic facts
-            self.open_record(rowid, self.sentences.cursor)

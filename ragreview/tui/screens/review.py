@@ -526,6 +526,16 @@ class ReviewScreen(ReviewJobs):
             db.conn.close()
         self.post_message(self.SearchDone(flt, ids))
 
+    def on_review_jobs_job_done(self, done: ReviewJobs.JobDone) -> None:
+        self.notify(done.message, severity=done.severity)  # type: ignore[arg-type]
+        rowid = done.rowid
+        if rowid is None:
+            return
+        self.records.invalidate(rowid)
+        if self.review.stored is not None and self.review.rowid == rowid:
+            # rebuilt, not only redrawn: a long-form judge may have added atomic facts
+            self.open_record(rowid, self.sentences.cursor)
+
     def on_review_screen_search_done(self, message: SearchDone) -> None:
         self._apply_filter(message.flt, message.ids)
 
