@@ -102,7 +102,8 @@ def _longform_reasons(rec: Record, src: Any) -> Reasons:
     if not isinstance(src, dict):
         return {}
     side = rec.data.get("safe", {}).get("side") if isinstance(rec.data.get("safe"), dict) else None
-    ev = src.get(f"{side}_posthoc_eval_data") if side else src
+    # the source is the eval dict itself, or the per-prompt entry holding it per side
+    ev = src.get(f"{side}_posthoc_eval_data", src) if side else src
     statements = _dicts(ev.get("checked_statements")) if isinstance(ev, dict) else []
     out: Reasons = {}
     for i, st in enumerate(statements):

@@ -432,3 +432,24 @@ async def test_blind_hides_the_dataset_judge_values_and_deltas_too(tmp_path):
         assert panel.values["dataset"]["trace.relevance"][0] is None
         shown = text_of(panel)
         assert "blind" in shown and "→" not in shown and "+0." not in shown
+
+
+async def test_judge_reasoning_of_safe_facts_and_rgb_judge_output(tmp_path):
+    safe = imported(tmp_path, FIXTURES / "handwritten" / "safe" / "2024-04-01-12-00-00-SAFE.json")
+    app = make_app(safe)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        first = app.screen.sentences.rows[0]
+        assert first.item.key == "f1"
+        shown = " ".join(text_of(first).split())  # wrapped at 80 columns
+        assert "judge › fact: Searching... so the answer is [Supported]" in shown
+        await pilot.press("z")  # folded away, and back
+        await pilot.pause()
+        assert "judge ›" not in text_of(first)
+    name = "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0_chatgpt.json"
+    rgb = imported(tmp_path, FIXTURES / "handwritten" / "rgb" / name)
+    app = make_app(rgb)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        reasons = " ".join(text_of(app.screen.sentences.record_reasons).split())
+        assert "judge › rejected: No, the question is not addressed by the documents." in reasons
