@@ -123,7 +123,9 @@ class RecordScreen(ReviewJobs):
         self.query_one(VerdictBar).show(self.review.verdicts(), self.review.hidden)
         self.query_one(MetricsPanel).show(
             metric_rows.record_values(self.review.db, self.review.rowid),
-            metric_rows.dataset_summary(self.review.db, self.review.dataset),
+            metric_rows.dataset_summary(
+                self.review.db, self.review.dataset, known_settings=self.review.settings
+            ),
             self.review.hidden,
             self.review.metric_prefixes(),
             self.review.metric_counts(),
