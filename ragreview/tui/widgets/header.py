@@ -21,6 +21,7 @@ class ReviewHeader(Static):
         family: str = "",
     ) -> None:
         self.progress = (reviewed, total)
+        self._shown = (dataset, reviewer, reviewed, total, variant, extra, family)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"[{extra}]", "bold")
         text.append(f" {reviewed}/{total} reviewed")
@@ -30,5 +31,14 @@ class ReviewHeader(Static):
         if variant:
             text.append(f" {variant}")
         text.append("  ")
-        text.append(one_line(dataset), "bold")
+        # Cut the name by hand: one long word would otherwise wrap out of the one line.
+        room = self.content_region.width - text.cell_len
+        name = one_line(dataset)
+        if self.content_region.width and len(name) > room:
+            name = name[: max(0, room - 1)] + "…" if room > 1 else ""
+        text.append(name, "bold")
         self.update(text, layout=False)  # always one line
+
+    def on_resize(self) -> None:
+        if getattr(self, "_shown", None):  # the dataset name is cut to the new width
+            self.show(*self._shown)
