@@ -453,3 +453,15 @@ async def test_judge_reasoning_of_safe_facts_and_rgb_judge_output(tmp_path):
         await pilot.pause()
         reasons = " ".join(text_of(app.screen.sentences.record_reasons).split())
         assert "judge › rejected: No, the question is not addressed by the documents." in reasons
+
+
+def test_every_catalogue_label_is_declared_by_exactly_one_family():
+    """A new label (or family) must be declared in core/families.py to be reviewable."""
+    from ragreview.core.families import FAMILIES
+    from ragreview.core.labels import CATALOGUE
+
+    owners = [name for family in FAMILIES for name in family.labels()]
+    assert sorted(owners) == sorted(CATALOGUE)
+    keys = [(u.action, kind) for f in FAMILIES for u in f.keys for kind in u.labels]
+    assert len(keys) == len(set(keys))  # one key never means two labels on one item kind
+    assert {u.action for f in FAMILIES for u in f.keys} == set(LABEL_KEYS)
