@@ -14,7 +14,7 @@ from ..core.errors import RagreviewError
 from ..core.labels import effective
 from ..formats import csv_export
 from ..formats.common import changed, lost_labels
-from ..store import browse
+from ..store import browse, item_edits
 from ..store import records as store_records
 from ..store import settings as store_settings
 
@@ -129,6 +129,14 @@ def write(
     unless ``allow_loss``.
 
     ``on_record`` is called once per record read (for a progress bar)."""
+    if fmt not in ("csv", "ragreview"):
+        changed = item_edits.edited(db, dataset)
+        if changed:  # the source file's own fact/statement lists cannot hold them
+            shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
+            raise RagreviewError(
+                f"{len(changed)} records have edited facts or statements that the {fmt} "
+                f"format cannot hold ({shown}); export them with --as ragreview"
+            )
     if not allow_loss:
         check_loss(db, dataset, fmt, reviewed_only=reviewed_only)
     writer = csv_export.write if fmt == "csv" else formats.adapter(fmt).write

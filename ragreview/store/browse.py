@@ -28,11 +28,17 @@ class ListFilter:
     task: str | None = None
     text: str | None = None  # substring of the record id or its text
     sort: str = "position"  # position | delta
+    conflicts: bool = False  # only records with a reviewer conflict (ragreview merge)
+    sample: bool = False  # only the records of the dataset's latest drawn sample
 
     def describe(self) -> str:
         parts = [self.status or "all"]
         if self.disagreement:
             parts.append("disagree")
+        if self.conflicts:
+            parts.append("conflicts")
+        if self.sample:
+            parts.append("sample")
         if self.task:
             parts.append(f"task={self.task}")
         if self.text:
@@ -98,7 +104,21 @@ def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
         params += [flt.text, flt.text]
     if flt.disagreement:
         where.append(DISAGREES)
+    if flt.conflicts:
+        where.append("r.rowid IN (SELECT record FROM merge_conflicts)")
+    if flt.sample:
+        where.append(
+            "r.rowid IN (SELECT record FROM sample_records WHERE sample = "
+            "(SELECT max(id) FROM samples WHERE dataset = ?))"
+        )
+        params.append(dataset)
     return " AND ".join(where), params
+
+
+def latest_sample(db: sqlite_utils.Database, dataset: str) -> int | None:
+    """Id of the dataset's latest ``ragreview sample`` draw, or None."""
+    row = db.conn.execute("SELECT max(id) FROM samples WHERE dataset = ?", (dataset,)).fetchone()
+    return None if row is None else row[0]
 
 
 def rowids(db: sqlite_utils.Database, dataset: str, flt: ListFilter) -> array:
@@ -188,3 +208,19 @@ def database_path(db: sqlite_utils.Database) -> str:
         if name == "main":
             return path
     return ""
+
+
+def conflicts(db: sqlite_utils.Database, rowid: int) -> list[tuple[str, str]]:
+    """(label, target) of the record's reviewer conflicts left by ``ragreview merge``."""
+    return db.conn.execute(
+        "SELECT name, target FROM merge_conflicts WHERE record = ? ORDER BY name, target",
+        (rowid,),
+    ).fetchall()
+
+
+def conflicted_count(db: sqlite_utils.Database, dataset: str) -> int:
+    return db.conn.execute(
+        "SELECT count(DISTINCT c.record) FROM merge_conflicts c JOIN records r "
+        "ON r.rowid = c.record WHERE r.dataset = ?",
+        (dataset,),
+    ).fetchone()[0]

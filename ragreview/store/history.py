@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
-from . import metric_rows
+from . import item_edits, metric_rows
 from .db import write
-from .records import dumps, get, loads, now
+from .records import StoredRecord, dumps, get, loads, now
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -137,9 +137,14 @@ def set_label(
     reason: str | None = None,
     session: str | None = None,
     blind: bool = False,
+    stored: StoredRecord | None = None,
 ) -> int | None:
-    """Override one label (``value`` None reverts it to the judge's). Durable on return."""
-    stored = get(db, rowid)
+    """Override one label (``value`` None reverts it to the judge's). Durable on return.
+
+    ``stored``: the record as the caller just read it (the review screen holds it), so
+    a keystroke reads the record once."""
+    if stored is None or stored.rowid != rowid:
+        stored = get(db, rowid)
     if value is None:
         resolved = check_label_target(stored.record, name, target)
     else:
@@ -180,7 +185,7 @@ def _stacks(
     if given: undo in one dataset must not reach into another in the same DB)."""
     sql = (
         "SELECT e.id, e.kind, e.ref FROM events e WHERE e.reviewer = ? AND e.kind IN "
-        "('set', 'revert', 'undo', 'redo')"
+        "('set', 'revert', 'undo', 'redo', 'items')"
     )
     params: list[Any] = [reviewer]
     if session is not None:
@@ -192,7 +197,7 @@ def _stacks(
     undo: list[int] = []
     redo: list[int] = []
     for event_id, kind, ref in conn.execute(sql + " ORDER BY e.id", params):
-        if kind in ("set", "revert"):
+        if kind in ("set", "revert", "items"):
             undo.append(event_id)
             redo.clear()
         elif kind == "undo" and ref in undo:
@@ -217,9 +222,13 @@ def _step(
             "SELECT record, name, target, old, new FROM events WHERE id = ?", (ref,)
         ).fetchone()
         value = loads(old if kind == "undo" else new)
-        event_id = apply_change(
-            conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
-        )
+        if name in item_edits.EVENT_NAMES:  # a fact/statement list edit: put the list back
+            item_edits.store_list(conn, rowid, item_edits.EVENT_NAMES[name], value)
+            event_id = None  # recorded below, with the list as both old and new
+        else:
+            event_id = apply_change(
+                conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
+            )
         if event_id is None:  # already at that value (someone else changed it): record anyway
             at = now()
             cur = conn.execute(
@@ -343,3 +352,27 @@ def iter_events(
             session,
             pass_,
         )
+
+
+def set_reason(
+    db: sqlite_utils.Database,
+    rowid: int,
+    name: str,
+    target: str,
+    reason: str,
+    reviewer: str,
+    session: str | None = None,
+) -> int:
+    """Attach a reason to the human label on (name, target): an event of kind
+    ``reason`` that keeps the value (undo skips it; ``ragreview log`` shows it)."""
+    with write(db.conn) as conn:
+        value = _current(conn, rowid, name, target)
+        if value is None:
+            raise RagreviewError(f"no label of yours on {name} {target} to give a reason for")
+        cur = conn.execute(
+            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, reason, "
+            "session) VALUES (?, 'reason', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (rowid, name, target, dumps(value), dumps(value), reviewer, now(), reason, session),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid

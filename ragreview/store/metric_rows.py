@@ -288,18 +288,25 @@ def _summary(
 
 
 def dataset_summary(
-    db: sqlite_utils.Database, dataset: str, group: dict | None = None
+    db: sqlite_utils.Database,
+    dataset: str,
+    group: dict | None = None,
+    *,
+    known_settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``records``, ``reviewed_records`` and dataset-level ``judge`` / ``effective`` values.
 
     Without ``group`` this reads the running sums only (no rescan of the records).
     ``group`` ({field: value}) restricts to the records where each field has that value.
+    ``known_settings``: the dataset's settings as the caller already read them, after
+    ``ensure`` (the review screen, on every keystroke).
     """
     from . import settings
 
     conn = db.conn
-    ensure(db, dataset)
-    values = settings.get_all(db, dataset)
+    if known_settings is None:
+        ensure(db, dataset)
+    values = settings.get_all(db, dataset) if known_settings is None else known_settings
     if not group:
         # Both counts come from indexes or the sums: no scan of the records.
         (reviewed,) = conn.execute(

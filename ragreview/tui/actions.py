@@ -1,7 +1,8 @@
 """Every review action once: its key, binding id, palette title and help text.
 
-Bindings, the command palette and the ``?`` help screen are all generated from this
-table so they cannot drift apart.
+Bindings, the command palette, the ``?`` help screen and the footer are all generated
+from this table (and, for label keys, from the record's family in
+``core.families``) so they cannot drift apart.
 """
 
 from __future__ import annotations
@@ -11,379 +12,243 @@ from dataclasses import dataclass
 from textual.binding import Binding
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReviewAction:
     id: str  # kebab-case binding id (a keymap can rebind by id)
     keys: str  # Textual key names, comma-separated
-    display: str  # how the key is written in help and the footer
     action: str  # action on the review screen
-    namespace: str  # palette namespace
+    namespace: str  # palette namespace: label actions are offered only where they apply
     title: str
     help: str
-    footer: bool = False
+    display: str = ""  # how the key is written in help and the footer (default: keys)
+    footer: str = ""  # footer word; empty: not in the footer
 
     @property
     def palette_title(self) -> str:
         return f"{self.namespace}: {self.title}"
 
+    @property
+    def shown(self) -> str:
+        return self.display or self.keys
+
+    @property
+    def is_label(self) -> bool:
+        return self.action.startswith("label(")
+
+
+def _label(id: str, keys: str, title: str, help: str, display: str = "") -> ReviewAction:
+    """A label key: what it sets depends on the record's family and the item under the
+    cursor (``core.families``); elsewhere it changes nothing and says so."""
+    return ReviewAction(
+        id=id, keys=keys, action=f"label({id!r})", namespace="label", title=title, help=help,
+        display=display,
+    )  # fmt: skip
+
 
 ACTIONS: tuple[ReviewAction, ...] = (
     ReviewAction(
-        "cursor-down",
-        "j,down",
-        "j/↓",
-        "cursor(1)",
-        "nav",
-        "Next sentence",
-        "Move the cursor to the next sentence, fact or statement.",
+        id="cursor-down", keys="j,down", display="j/↓", action="cursor(1)", namespace="nav",
+        title="Next item", help="Move the cursor to the next sentence, fact or statement.",
     ),
     ReviewAction(
-        "cursor-up",
-        "k,up",
-        "k/↑",
-        "cursor(-1)",
-        "nav",
-        "Previous sentence",
-        "Move the cursor to the previous item.",
+        id="cursor-up", keys="k,up", display="k/↑", action="cursor(-1)", namespace="nav",
+        title="Previous item",
+        help="Move the cursor to the previous item; on the first one, show the record's top.",
     ),
     ReviewAction(
-        "toggle-relevant",
-        "r",
-        "r",
-        "label('relevant')",
-        "label",
-        "Toggle relevant",
-        "Document sentence is useful to answer the question (R).",
-        True,
+        id="record-top", keys="home", display="Home", action="edge(False)", namespace="nav",
+        title="Top of the record", help="Id line, question and conversation; cursor on the first item.",
     ),
     ReviewAction(
-        "toggle-utilized",
-        "u",
-        "u",
-        "label('utilized')",
-        "label",
-        "Toggle utilized",
-        "The response used the document sentence (U).",
-        True,
+        id="record-bottom", keys="end,G,shift+g", display="End/G", action="edge(True)",
+        namespace="nav", title="Bottom of the record", help="The record's end; cursor on the last item.",
     ),
     ReviewAction(
-        "toggle-supported",
-        "s",
-        "s",
-        "label('supported')",
-        "label",
-        "Toggle supported",
-        "Response sentence fully supported (✓/✗); also a statement's or "
-        "reference statement's verdict and an answer part's match.",
-        True,
+        id="page-up", keys="pageup", display="PgUp", action="page(-1)", namespace="nav",
+        title="Page up", help="Scroll the record view up a page.",
     ),
     ReviewAction(
-        "edit-support-keys",
-        "l",
-        "l",
-        "support_keys",
-        "label",
-        "Edit supporting keys",
-        "Document sentence keys (or general, well_known_fact, …) supporting the "
-        "response sentence (← 0a 0b).",
+        id="page-down", keys="pagedown", display="PgDn", action="page(1)", namespace="nav",
+        title="Page down", help="Scroll the record view down a page.",
+    ),
+    _label("toggle-relevant", "r", "Toggle relevant", "Document sentence is useful to answer the question (R; TRACe)."),
+    _label("toggle-utilized", "u", "Toggle utilized", "The response used the document sentence (U; TRACe)."),
+    _label(
+        "toggle-supported", "s", "Toggle supported",
+        "Response sentence supported (TRACe); a statement's or reference statement's "
+        "verdict (ragas); an answer part found in the response (RGB).",
+    ),
+    _label("edit-support-keys", "l", "Edit supporting keys",
+           "Document sentence keys (or general, well_known_fact, …) supporting the response sentence (TRACe)."),
+    _label("cycle-fact", "f", "Cycle fact label", "Atomic fact: S supported, NS not supported, IR irrelevant."),
+    _label("toggle-context-useful", "c", "Toggle context useful",
+           "The retrieved context the cursor is in is useful (ragas context precision; C on its sentences)."),
+    _label("toggle-verdict", "v", "Toggle ragas verdict", "The ragas metric's pass/fail verdict on the sample (MetricAnnotation)."),
+    _label("toggle-rejected", "x", "Toggle rejected", "The response refuses for lack of information (RGB)."),
+    _label("toggle-error-detected", "e", "Toggle error detected",
+           "The response flags the factual error planted in the documents (RGB counterfactual)."),
+    _label("cycle-idk", "i", "Cycle idk", "'I don't know' verdict: 0 no, 0.5 partial, 1 yes (MT-RAG)."),
+    # terminals with the kitty protocol send shift+u
+    _label("cycle-underspecified", "U,shift+u", "Cycle underspecified",
+           "Underspecified-question verdict: 0 no, 0.5 unsure, 1 yes (MT-RAG).", display="U"),
+    _label("cycle-answerability", "a", "Cycle answerability",
+           "Gold answerability: ANSWERABLE, UNANSWERABLE, PARTIAL, CONVERSATIONAL, UNDERSPECIFIED (MT-RAG)."),
+    _label("set-rating", "g", "Set rating", "RAD-Bench rating of the response, 1–10 (MT-RAG); empty goes back to the judge's."),
+    ReviewAction(
+        id="add-item", keys="A,shift+a", display="A", action="items('add')", namespace="edit",
+        title="Add fact / statement",
+        help="A new atomic fact or statement after the one under the cursor (FActScore, ragas).",
     ),
     ReviewAction(
-        "cycle-fact",
-        "f",
-        "f",
-        "label('fact')",
-        "label",
-        "Cycle fact label",
-        "Atomic fact: S supported, NS not supported, IR irrelevant.",
+        id="delete-item", keys="D,shift+d", display="D", action="items('delete')",
+        namespace="edit", title="Delete fact / statement",
+        help="Remove the fact or statement under the cursor (^z brings it back).",
     ),
     ReviewAction(
-        "toggle-context-useful",
-        "c",
-        "c",
-        "label('context')",
-        "label",
-        "Toggle context useful",
-        "The retrieved context (document) the cursor is in is useful (ragas context "
-        "precision; C on each of its sentences).",
+        id="edit-item", keys="E,shift+e", display="E", action="items('edit')", namespace="edit",
+        title="Edit fact / statement", help="Rewrite the text of the fact or statement under the cursor.",
     ),
     ReviewAction(
-        "toggle-rejected",
-        "x",
-        "x",
-        "verdict('rejected')",
-        "label",
-        "Toggle rejected",
-        "The response refuses for lack of information (RGB).",
+        id="split-item", keys="S,shift+s", display="S", action="items('split')",
+        namespace="edit", title="Split fact / statement",
+        help="Cut the fact or statement under the cursor in two or more at each |.",
     ),
     ReviewAction(
-        "toggle-error-detected",
-        "e",
-        "e",
-        "verdict('error_detected')",
-        "label",
-        "Toggle error detected",
-        "The response flags the factual error planted in the documents (RGB).",
+        id="revert-label", keys="backspace", display="⌫", action="revert", namespace="edit",
+        title="Revert to judge",
+        help="Drop your labels on the item under the cursor (else on the verdicts); the judge's show again.",
     ),
     ReviewAction(
-        "cycle-idk",
-        "i",
-        "i",
-        "verdict('idk')",
-        "label",
-        "Cycle idk",
-        "'I don't know' verdict: 0 no, 0.5 partial, 1 yes (MT-RAG).",
+        id="add-reason", keys="R,shift+r", display="R", action="reason", namespace="edit",
+        title="Reason for an override",
+        help="Attach a reason to your label on the item under the cursor (else on a verdict).",
     ),
     ReviewAction(
-        "cycle-underspecified",
-        "U,shift+u",  # terminals with the kitty protocol send shift+u
-        "U",
-        "verdict('underspecified')",
-        "label",
-        "Cycle underspecified",
-        "Underspecified-question verdict: 0 no, 0.5 unsure, 1 yes (MT-RAG).",
+        id="toggle-reasons", keys="z", action="toggle_reasons", namespace="view",
+        title="Show / hide judge reasoning",
+        help="The judge's explanations and reasons, under the label they explain.",
     ),
     ReviewAction(
-        "cycle-answerability",
-        "a",
-        "a",
-        "verdict('answerability')",
-        "label",
-        "Cycle answerability",
-        "Gold answerability: ANSWERABLE, UNANSWERABLE, PARTIAL, CONVERSATIONAL, UNDERSPECIFIED.",
+        id="review-next", keys="space", display="␣", action="review_next", namespace="record",
+        title="Mark reviewed and next",
+        help="Mark the record reviewed and open the next unreviewed one.", footer="done",
     ),
     ReviewAction(
-        "set-rating",
-        "g",
-        "g",
-        "rating",
-        "label",
-        "Set rating",
-        "RAD-Bench rating of the response, 1–10 (MT-RAG); empty goes back to the judge's.",
+        id="next-record", keys="n", action="record(1)", namespace="record",
+        title="Next record", help="Open the next record in the list.",
     ),
     ReviewAction(
-        "revert-label",
-        "backspace",
-        "⌫",
-        "revert",
-        "label",
-        "Revert to judge",
-        "Drop your labels on the sentence under the cursor (the judge's show again).",
+        id="previous-record", keys="p", action="record(-1)", namespace="record",
+        title="Previous record", help="Open the previous record in the list.",
     ),
     ReviewAction(
-        "review-next",
-        "space",
-        "space",
-        "review_next",
-        "record",
-        "Mark reviewed and next",
-        "Mark the record reviewed and open the next unreviewed one.",
-        True,
+        id="next-disagreement", keys="right_square_bracket", display="]",
+        action="next_disagreement", namespace="record", title="Next disagreement",
+        help="Jump to the next label where you and the judge disagree (≠).",
     ),
     ReviewAction(
-        "next-record",
-        "n",
-        "n",
-        "record(1)",
-        "record",
-        "Next record",
-        "Open the next record in the list.",
+        id="search", keys="slash", display="/", action="search", namespace="filter",
+        title="Search", help="Show only records whose id or text contains a string.",
     ),
     ReviewAction(
-        "previous-record",
-        "p",
-        "p",
-        "record(-1)",
-        "record",
-        "Previous record",
-        "Open the previous record in the list.",
+        id="filter-all", keys="1", action="filter('all')", namespace="filter",
+        title="All records", help="Show every record (clears every filter).",
     ),
     ReviewAction(
-        "next-disagreement",
-        "right_square_bracket",
-        "]",
-        "next_disagreement",
-        "record",
-        "Next disagreement",
-        "Jump to the next label where you and the judge disagree (≠).",
+        id="filter-unreviewed", keys="2", action="filter('unreviewed')", namespace="filter",
+        title="Unreviewed", help="Show records not reviewed yet.",
     ),
     ReviewAction(
-        "search",
-        "slash",
-        "/",
-        "search",
-        "filter",
-        "Search",
-        "Show only records whose id or text contains a string.",
+        id="filter-reviewed", keys="3", action="filter('reviewed')", namespace="filter",
+        title="Reviewed", help="Show reviewed records.",
     ),
     ReviewAction(
-        "filter-all", "1", "1", "filter('all')", "filter", "All records", "Show every record."
+        id="filter-stale", keys="4", action="filter('stale')", namespace="filter",
+        title="Stale", help="Show records whose content changed since they were reviewed.",
     ),
     ReviewAction(
-        "filter-unreviewed",
-        "2",
-        "2",
-        "filter('unreviewed')",
-        "filter",
-        "Unreviewed",
-        "Show records not reviewed yet.",
+        id="filter-disagreement", keys="5", action="filter('disagreement')", namespace="filter",
+        title="Disagreements", help="Toggle: records where a human label differs from the judge's.",
     ),
     ReviewAction(
-        "filter-reviewed",
-        "3",
-        "3",
-        "filter('reviewed')",
-        "filter",
-        "Reviewed",
-        "Show reviewed records.",
+        id="filter-conflicts", keys="6", action="filter('conflicts')", namespace="filter",
+        title="Reviewer conflicts",
+        help="Toggle: records where merged reviewers disagree (ragreview merge).",
     ),
     ReviewAction(
-        "filter-stale",
-        "4",
-        "4",
-        "filter('stale')",
-        "filter",
-        "Stale",
-        "Show records whose content changed since they were reviewed.",
+        id="filter-sample", keys="7", action="filter('sample')", namespace="filter",
+        title="Drawn sample", help="Toggle: only the records of the latest `ragreview sample`.",
     ),
     ReviewAction(
-        "filter-disagreement",
-        "5",
-        "5",
-        "filter('disagreement')",
-        "filter",
-        "Disagreements",
-        "Show records where a human label differs from the judge's.",
+        id="filter-task", keys="t", action="next_task", namespace="filter",
+        title="Next task", help="Cycle the task filter through the dataset's tasks.",
     ),
     ReviewAction(
-        "filter-task",
-        "t",
-        "t",
-        "next_task",
-        "filter",
-        "Next task",
-        "Cycle the task filter through the dataset's tasks.",
+        id="sort-delta", keys="d", action="sort_delta", namespace="filter",
+        title="Sort by metric delta", help="Toggle ordering by the largest judge→reviewed metric change.",
     ),
     ReviewAction(
-        "sort-delta",
-        "d",
-        "d",
-        "sort_delta",
-        "filter",
-        "Sort by metric delta",
-        "Toggle ordering by the largest judge→reviewed metric change.",
+        id="undo", keys="ctrl+z", display="^z", action="undo", namespace="edit",
+        title="Undo", help="Undo your latest change in this session.",
     ),
     ReviewAction(
-        "undo",
-        "ctrl+z",
-        "^z",
-        "undo",
-        "edit",
-        "Undo",
-        "Undo your latest label change in this session.",
-    ),
-    ReviewAction("redo", "ctrl+y", "^y", "redo", "edit", "Redo", "Redo the change undone."),
-    ReviewAction(
-        "add-note",
-        "m",
-        "m",
-        "note",
-        "edit",
-        "Add note",
-        "Write a note on the record (empty clears it).",
+        id="redo", keys="ctrl+y", display="^y", action="redo", namespace="edit",
+        title="Redo", help="Redo the change undone.",
     ),
     ReviewAction(
-        "toggle-blind",
-        "b",
-        "b",
-        "blind",
-        "view",
-        "Reveal / hide judge",
-        "Blind mode: judge labels stay hidden until you reveal them; your blind "
-        "labels and your final ones are both recorded.",
-        True,
+        id="add-note", keys="m", action="note", namespace="edit",
+        title="Add note", help="Write a note on the record (empty clears it).",
     ),
     ReviewAction(
-        "toggle-metrics-size",
-        "M,shift+m",  # terminals with the kitty protocol send shift+m
-        "M",
-        "metrics_expand",
-        "view",
-        "Expand / shrink metrics",
-        "Give the metrics panel two thirds of the screen, or back to a third (10 lines at 80×24).",
+        id="toggle-blind", keys="b", action="blind", namespace="view", title="Reveal / hide judge",
+        help="Blind mode: judge labels stay hidden until you reveal them; your blind "
+        "labels and your final ones are both recorded.", footer="blind",
     ),
     ReviewAction(
-        "metrics-scroll-up",
-        "left_curly_bracket",
-        "{",
-        "metrics_scroll(-3)",
-        "view",
-        "Scroll metrics up",
-        "Scroll the metrics panel up when it has more rows than fit.",
+        # terminals with the kitty protocol send shift+m
+        id="toggle-metrics-size", keys="M,shift+m", display="M", action="metrics_expand",
+        namespace="view", title="Expand / shrink metrics",
+        help="Give the metrics panel two thirds of the screen, or back to a third (10 lines at 80×24).",
     ),
     ReviewAction(
-        "metrics-scroll-down",
-        "right_curly_bracket",
-        "}",
-        "metrics_scroll(3)",
-        "view",
-        "Scroll metrics down",
-        "Scroll the metrics panel down when it has more rows than fit.",
+        id="metrics-scroll-up", keys="left_curly_bracket", display="{",
+        action="metrics_scroll(-3)", namespace="view", title="Scroll metrics up",
+        help="Scroll the metrics panel up when it has more rows than fit.",
     ),
     ReviewAction(
-        "rejudge",
-        "J,shift+j",  # terminals with the kitty protocol send shift+j
-        "J",
-        "rejudge",
-        "judge",
-        "Re-judge this record",
-        "Ask the judge model again about this record (prompts for the model; the last "
+        id="metrics-scroll-down", keys="right_curly_bracket", display="}",
+        action="metrics_scroll(3)", namespace="view", title="Scroll metrics down",
+        help="Scroll the metrics panel down when it has more rows than fit.",
+    ),
+    ReviewAction(
+        # terminals with the kitty protocol send shift+j
+        id="rejudge", keys="J,shift+j", display="J", action="rejudge", namespace="judge",
+        title="Re-judge this record",
+        help="Ask the judge model again about this record (prompts for the model; the last "
         "run's endpoint and task). Replaces its judge labels; yours stay.",
     ),
     ReviewAction(
-        "export",
-        "ctrl+e",
-        "^e",
-        "export",
-        "data",
-        "Export",
-        "Write the dataset with your labels, in its source format, to "
+        id="export", keys="ctrl+e", display="^e", action="export", namespace="data",
+        title="Export",
+        help="Write the dataset with your labels, in its source format, to "
         "<dataset>.reviewed.<ext> beside the DB (in the background).",
     ),
     ReviewAction(
-        "quit",
-        "q",
-        "q",
-        "app.quit",
-        "app",
-        "Quit",
-        "Leave ragreview (every label is already saved).",
+        id="quit", keys="q", action="app.quit", namespace="app", title="Quit",
+        help="Leave ragreview (every label is already saved).",
     ),
     ReviewAction(
-        "help", "question_mark", "?", "help", "app", "Help", "Keys and label meanings.", True
+        id="help", keys="question_mark", display="?", action="help", namespace="app",
+        title="Help", help="Keys and label meanings.", footer="help",
     ),
-)
+)  # fmt: skip
 
-
-# Footer words kept short so the footer fits in 80 columns.
-FOOTER_TEXT = {
-    "toggle-relevant": "relevant",
-    "toggle-utilized": "utilized",
-    "toggle-supported": "supported",
-    "review-next": "done",
-    "toggle-blind": "blind",
-    "help": "help",
-}
+BY_ID = {a.id: a for a in ACTIONS}
 
 
 def bindings() -> list[Binding]:
+    # The footer is drawn by the screen from the record's family, not from bindings.
     return [
-        Binding(
-            a.keys,
-            a.action,
-            FOOTER_TEXT.get(a.id, a.title),
-            show=a.footer,
-            key_display=a.display,
-            id=a.id,
-        )
+        Binding(a.keys, a.action, a.title, show=False, key_display=a.shown, id=a.id)
         for a in ACTIONS
     ]

@@ -11,6 +11,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from ..core.safe_text import printable
 from ..store import browse
 from ..store.db import checkpoint
 from .actions import ACTIONS
@@ -67,13 +68,26 @@ class RagreviewApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         if isinstance(screen, ReviewScreen):
-            for action in ACTIONS:
-                yield SystemCommand(
-                    action.palette_title, action.help, partial(screen.run_action, action.action)
-                )
+            for action in ACTIONS:  # label commands only where the open record takes them
+                if screen.applicable(action):
+                    yield SystemCommand(
+                        action.palette_title, action.help, partial(screen.run_action, action.action)
+                    )
             yield SystemCommand(
                 "view: Leave blind mode", "Show judge labels on every record.", screen.leave_blind
             )
+
+    def notify(self, message: str, *, title: str = "", severity="information", **kwargs) -> None:
+        """Kept as notifications (``ragreview`` tests read them) and shown on the review
+        screen's status line; toasts are hidden so they never cover the metrics panel.
+        Messages quote ids, paths and server replies: shown literally (no markup, no
+        escape sequences), whatever the caller passed."""
+        message = printable(message)
+        kwargs["markup"] = False
+        super().notify(message, title=title, severity=severity, **kwargs)
+        for screen in self.screen_stack:
+            if isinstance(screen, ReviewScreen) and screen.is_mounted:
+                screen.say(message, severity)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place background failures (export) reach the reviewer."""

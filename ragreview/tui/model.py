@@ -11,49 +11,38 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core import families as fam
 from ..core.keys import context_key
-from ..core.label_items import applies, task_family
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
-from ..store import browse, history, judge_store
+from ..store import browse, history, item_edits, judge_store, metric_rows
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
-from . import metrics_source
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
     import sqlite_utils
 
-# Which label each one-key action sets, by the kind of item under the cursor.
-ITEM_KEYS: dict[str, dict[str, str]] = {
-    "relevant": {"doc": "relevant"},
-    "utilized": {"doc": "utilized"},
-    "supported": {
-        "response": "supported",
-        "statement": "statement",
-        "reference_statement": "attributed",
-        "part": "part_matched",
-    },
-    "fact": {"fact": "fact"},
-    "context": {"doc": "context_useful"},  # the whole context the sentence is in
-}
-# Labels an item of each kind carries (shown on its row, reverted by backspace).
-ITEM_LABELS: dict[str, tuple[str, ...]] = {
-    "doc": ("relevant", "utilized", "context_useful"),
-    "response": ("supported", "support_keys"),
-    "fact": ("fact",),
-    "statement": ("statement",),
-    "reference_statement": ("attributed",),
-    "part": ("part_matched",),
-}
-VERDICTS = (
+VERDICT_ORDER = (
+    "verdict",
     "rejected",
     "error_detected",
     "idk",
-    "underspecified",
     "answerability",
+    "underspecified",
     "rb_llm_rating",
 )
+
+
+KIND_NAMES = {
+    "doc": "document sentences",
+    "response": "response sentences",
+    "fact": "facts",
+    "statement": "statements",
+    "reference_statement": "reference statements",
+    "part": "answer parts",
+    "record": "the record",
+}
 
 
 @dataclass(frozen=True)
@@ -75,8 +64,9 @@ class Item:
         return self.key
 
 
-def items_of(rec: Record) -> list[Item]:
-    """Cursor stops in display order: documents first, then response, facts, …"""
+def items_of(rec: Record, first: tuple[str, ...] = ()) -> list[Item]:
+    """Cursor stops in display order: the kinds in ``first`` (what the record's family
+    labels), then documents, response, answer parts, facts, statements."""
     out: list[Item] = []
     for i, doc in enumerate(rec.documents):
         section = f"doc {i}" + (f" · {doc.title}" if doc.title else "")
@@ -91,7 +81,8 @@ def items_of(rec: Record) -> list[Item]:
         Item("reference_statement", k, t, "reference statements")
         for k, t in rec.reference_statements
     )
-    return out
+    rank = {kind: i for i, kind in enumerate(first)}
+    return sorted(out, key=lambda item: rank.get(item.kind, len(rank)))  # stable
 
 
 @dataclass(frozen=True)
@@ -103,6 +94,19 @@ class Mark:
     judge: Value  # None while judge labels are hidden
     human: bool  # a human label exists
     disagrees: bool  # human value differs from the judge's
+
+
+@dataclass(frozen=True)
+class KeyTarget:
+    """What a label key does on the item under the cursor: set ``name`` on ``target``."""
+
+    name: str
+    target: str
+    item: int | None  # index of the item (None: a record-level verdict)
+
+
+class Refused(Exception):
+    """A key that does not apply here; the message says why, in one line."""
 
 
 class Review:
@@ -121,11 +125,20 @@ class Review:
         self.blind = blind
         self.session = session or uuid.uuid4().hex[:12]
         self.revealed = not blind
+        metric_rows.ensure(db, dataset)  # once: a DB from before metrics gets its rows
         self.settings: dict[str, Any] = store_settings.get_all(db, dataset)
         self.stored: StoredRecord | None = None
         # the open record's judge failures not yet fixed by a later run (shown under its id)
         self.judge_errors: list[judge_store.JudgeError] = []
+        self.conflicts: list[tuple[str, str]] = []
         self.items: list[Item] = []
+        self.families: tuple[fam.Family, ...] = ()
+        # binding id -> {item kind: label}, for the keys that apply to the open record
+        self.keys: dict[str, dict[str, str]] = {}
+        self.item_labels: dict[str, tuple[str, ...]] = {}
+        self.verdict_names: tuple[str, ...] = ()
+        self.reasons: fam.Reasons = {}
+        self.editable: tuple[str, ...] = ()  # item kinds the reviewer may add, delete, …
         self._effective: dict[str, dict[str, Value]] = {}
         self._total: int | None = None
 
@@ -140,8 +153,40 @@ class Review:
             e.task: e for e in judge_store.iter_errors(self.db, record=rowid, unresolved=True)
         }
         self.judge_errors = list(latest.values())
-        self.items = items_of(self.stored.record)
+        self.conflicts = browse.conflicts(self.db, rowid)  # left by `ragreview merge`
+        rec = self.stored.record
+        self.families = fam.families_of(rec, (self.stored.judge, self.stored.human))
+        first = tuple(k for f in self.families for k in f.first)
+        self.items = items_of(rec, first)
         self.revealed = not self.blind
+        self._declare(rec)
+
+    def _declare(self, rec: Record) -> None:
+        """What the record's families declare: keys, row labels, verdicts, reasons."""
+        assert self.stored is not None
+        keys: dict[str, dict[str, str]] = {}
+        rows: dict[str, list[str]] = {}
+        present = {item.kind for item in self.items} | {"record"}
+        for family in self.families:
+            for use in family.keys:
+                if use.when is None or use.when(rec):
+                    # only the item kinds this record has (no `s` without statements)
+                    labels = {k: n for k, n in use.labels.items() if k in present}
+                    if labels:
+                        keys.setdefault(use.action, {}).update(labels)
+            for kind, names in family.item_labels.items():
+                shown = rows.setdefault(kind, [])
+                shown.extend(n for n in names if n not in shown)
+        self.keys = keys
+        self.item_labels = {kind: tuple(names) for kind, names in rows.items()}
+        settable = {name for labels in keys.values() for name in labels.values()}
+        self.verdict_names = tuple(
+            n
+            for n in VERDICT_ORDER
+            if n in settable and any(n in f.verdicts for f in self.families)
+        )
+        self.reasons = fam.reasons(rec, self.families, self.stored.source)
+        self.editable = tuple(k for f in self.families for k in f.editable)
 
     def _reload(self, rowid: int | None = None) -> None:
         """Read the record and its layers back from the DB (after every write)."""
@@ -161,13 +206,44 @@ class Review:
         """Judge labels are hidden (a blind pass on this record)."""
         return self.blind and not self.revealed
 
+    def toggle_blind(self) -> None:
+        """Reveal the judge's labels on a blind record, or hide them (blind mode on)."""
+        if self.hidden:
+            self.revealed = True
+        else:
+            self.blind = True
+            self.revealed = False
+
+    def leave_blind(self) -> None:
+        self.blind = False
+        self.revealed = True
+
+    @property
+    def family_names(self) -> str:
+        return "+".join(f.name for f in self.families)
+
     def first_cursor(self) -> int:
-        """First document sentence, else first response sentence, else the first item."""
-        for kind in ("doc", "response"):
-            for i, item in enumerate(self.items):
-                if item.kind == kind:
-                    return i
-        return 0
+        """First item that a key of the record's families labels, else the first item."""
+        return next((i for i, item in enumerate(self.items) if self.labelled(item)), 0)
+
+    def labelled(self, item: Item) -> bool:
+        """A key of the record's families labels items of this kind."""
+        return any(item.kind in labels for labels in self.keys.values())
+
+    def key_target(self, action: str, item_index: int | None) -> KeyTarget:
+        """The label a key sets here, or ``Refused`` saying where it applies."""
+        assert self.stored is not None
+        labels = self.keys.get(action)
+        if not labels:
+            raise Refused(f"not on this record ({self.family_names})")
+        if "record" in labels:
+            return KeyTarget(labels["record"], "*", None)
+        item = self.items[item_index] if item_index is not None and self.items else None
+        if item is None or item.kind not in labels:
+            kinds = ", ".join(KIND_NAMES[k] for k in labels)
+            raise Refused(f"applies to {kinds}")
+        name = labels[item.kind]
+        return KeyTarget(name, item.target(name), item_index)
 
     def mark(self, name: str, target: str) -> Mark:
         assert self.stored is not None
@@ -181,44 +257,37 @@ class Review:
         return Mark(name, value, judge, human, human and value != judge)
 
     def marks(self, item: Item) -> list[Mark]:
-        """The item's labels whose family applies to the record (no R/U noise on an RGB
-        record's documents until someone labels them)."""
-        assert self.stored is not None
-        rec, layers = self.stored.record, (self.stored.judge, self.stored.human)
-        # Nothing says what the record is (no known task, no labels yet): show them all,
-        # but a ragas context verdict (repeated on each of its sentences) only on ragas.
-        unknown = task_family(rec.task) is None and not any(layers)
-        return [
-            self.mark(name, item.target(name))
-            for name in ITEM_LABELS[item.kind]
-            if (unknown and name != "context_useful") or applies(rec, name, layers)
-        ]
+        """The item's labels that the record's families declare for its kind."""
+        return [self.mark(name, item.target(name)) for name in self.item_labels.get(item.kind, ())]
 
     def verdicts(self) -> list[Mark]:
-        """Record-level verdicts that apply: those with a value or expected by the task."""
-        assert self.stored is not None
+        """The record-level verdicts its families declare (and whose key applies)."""
+        return [self.mark(name, "*") for name in self.verdict_names]
+
+    def reason(self, name: str, target: str) -> str | None:
+        return None if self.hidden else self.reasons.get((name, target))
+
+    def item_reasons(self, item: Item) -> list[tuple[str, str]]:
+        """(label, judge's reason) for the labels shown on the item."""
         out = []
-        for name in VERDICTS:
-            m = self.mark(name, "*")
-            if m.value is not None or m.judge is not None or m.human or name in self._expected():
-                out.append(m)
+        for name in self.item_labels.get(item.kind, ()):
+            why = self.reason(name, item.target(name))
+            if why:
+                out.append((name, why))
         return out
 
-    def _expected(self) -> tuple[str, ...]:
-        assert self.stored is not None
-        rec = self.stored.record
-        if rec.answer_parts or rec.noise_rate is not None:
-            return ("rejected",) + (("error_detected",) if rec.counterfactual else ())
-        if rec.answerability is not None:
-            return ("idk", "answerability")
-        return ()
+    def record_reasons(self) -> list[tuple[str, str]]:
+        """The judge's record-level reasoning (verdicts, TRACe's overall explanations)."""
+        if self.hidden:
+            return []
+        return [(name, why) for (name, target), why in self.reasons.items() if target == "*"]
 
     def item_disagrees(self, item: Item) -> bool:
         return not self.hidden and any(m.disagrees for m in self.marks(item))
 
     # -- changes ------------------------------------------------------------------------
 
-    def set(self, name: str, target: str, value: Value) -> int | None:
+    def set(self, name: str, target: str, value: Value, reason: str | None = None) -> int | None:
         """Commit one label (None reverts to the judge's); durable before this returns."""
         event = history.set_label(
             self.db,
@@ -227,8 +296,10 @@ class Review:
             target,
             value,
             self.reviewer,
+            reason=reason,
             session=self.session,
             blind=self.hidden,
+            stored=self.stored,
         )
         self._reload()
         return event
@@ -238,16 +309,52 @@ class Review:
         current = self.mark(name, target).value
         return self.set(name, target, CATALOGUE[name].cycle(current))
 
+    def annotate(self, name: str, target: str, reason: str) -> int:
+        """Attach a reason to the reviewer's label: an event that keeps the value."""
+        assert self.stored is not None
+        event = history.set_reason(
+            self.db, self.rowid, name, target, reason, self.reviewer, self.session
+        )
+        self._reload()
+        return event
+
     def revert(self, item: Item | None) -> int:
         """Drop the human labels of an item (or of the record's verdicts when None)."""
         assert self.stored is not None
-        names = ITEM_LABELS[item.kind] if item else VERDICTS
+        names = self.item_labels.get(item.kind, ()) if item else self.verdict_names
         done = 0
         for name in names:
             target = item.target(name) if item else "*"
             if target in self.stored.human.get(name, {}):
                 done += self.set(name, target, None) is not None
         return done
+
+    def edit_items(self, op: str, kind: str, key: str | None, text: str = "") -> str | None:
+        """Add (after ``key``), delete, edit or split (at ``|``) a fact or statement;
+        one event, metrics recomputed. The key of the item to put the cursor on."""
+        args = (self.db, self.rowid, kind)
+        who = (self.reviewer, self.session)
+        if op == "add":
+            _, new = item_edits.add(*args, key, text, *who)
+        elif op == "delete":
+            assert key is not None
+            _, new = item_edits.delete(*args, key, *who)
+        elif op == "edit":
+            assert key is not None
+            _, new = item_edits.edit(*args, key, text, *who)
+        else:
+            assert key is not None
+            _, new = item_edits.split(*args, key, text.split("|"), *who)
+        self.refresh_items()
+        return new
+
+    def refresh_items(self) -> None:
+        """Re-read the record after its items changed (an edit, its undo)."""
+        self._reload()
+        assert self.stored is not None
+        first = tuple(k for f in self.families for k in f.first)
+        self.items = items_of(self.stored.record, first)
+        self._declare(self.stored.record)
 
     def set_note(self, text: str | None) -> None:
         history.set_note(self.db, self.rowid, text or None, self.reviewer, self.session)
@@ -265,16 +372,16 @@ class Review:
             return None
         rowid = store_records.find(self.db, event.record, event.dataset).rowid
         if self.stored is not None and rowid == self.rowid:
-            self._reload()
+            self.refresh_items()  # the step may have been a fact/statement edit
         return rowid
 
     # -- numbers ------------------------------------------------------------------------
 
-    def record_metrics(self) -> dict[str, dict[str, float | None]]:
-        return metrics_source.record(self.db, self.rowid)
+    def metric_prefixes(self) -> tuple[str, ...]:
+        return tuple(p for f in self.families for p in f.metrics)
 
-    def dataset_metrics(self) -> dict[str, Any]:
-        return metrics_source.dataset(self.db, self.dataset)
+    def metric_counts(self) -> frozenset[str]:
+        return frozenset(c for f in self.families for c in f.counts)
 
     def progress(self) -> tuple[int, int]:
         """(reviewed, total); the total only changes on import, so it is counted once."""
@@ -283,4 +390,7 @@ class Review:
         return browse.reviewed_count(self.db, self.dataset), self._total
 
     def variant(self) -> str:
-        return f"trace={self.settings['trace.variant']} rgb={self.settings['rgb.variant']}"
+        """The settings the open record's families read (``trace=ragbench``)."""
+        names = [s for f in self.families for s in f.settings]
+        short = {n: n.split(".")[0] if n.endswith(".variant") else n.split(".")[-1] for n in names}
+        return " ".join(f"{short[n]}={self.settings.get(n)}" for n in names)

@@ -30,16 +30,16 @@ async def test_first_screen_opens_first_unreviewed_with_cursor_on_first_doc_sent
         assert not screen.query_one(RecordList).children  # virtual: no widget per record
 
 
-async def test_start_skips_reviewed_records_and_cursor_falls_back_to_response(demo):
+async def test_start_skips_reviewed_records_and_cursor_opens_on_a_labelled_item(demo):
     conn = demo.db.conn
     conn.execute("UPDATE records SET status = 'reviewed' WHERE position < 4")
     conn.commit()
     app = make_app(demo)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert app.screen.review.stored.id == "bio-1"  # no documents
-        assert app.screen.sentences.item.kind == "response"
-        assert app.screen.sentences.item.key == "a"
+        assert app.screen.review.stored.id == "bio-1"  # FActScore: facts carry the labels
+        assert app.screen.sentences.item.kind == "fact"
+        assert app.screen.sentences.item.key == "f1"
 
 
 async def test_r_writes_the_override_before_the_row_shows_it(demo):
@@ -189,7 +189,7 @@ async def test_fact_verdict_support_keys_note_and_revert(demo):
         await pilot.press("n", "n", "n")
         await pilot.pause()
         assert app.screen.review.stored.id == "bio-1"
-        await pilot.press("j", "j", "f")  # cursor a -> b -> f1; S -> NS
+        await pilot.press("f")  # the cursor opens on the first fact f1; S -> NS
         await pilot.pause()
         assert human(demo) == {("bio-1", "fact", "f1"): "NS"}
         await pilot.press("n", "x")
@@ -294,12 +294,13 @@ async def test_marks_follow_the_record_family(demo, tmp_path):
         await pilot.press("n", "n", "n", "n")
         await pilot.pause()
         rows = app.screen.sentences.rows
-        assert app.screen.review.stored.id == "rgb-1" and rows[0].item.key == "0a"
-        assert rows[0].marks == []  # no R/U on an RGB record's documents
-        await pilot.press("r")  # labelling one brings the trace family in
+        doc = next(i for i, row in enumerate(rows) if row.item.key == "0a")
+        assert app.screen.review.stored.id == "rgb-1" and rows[doc].item.kind == "doc"
+        assert rows[doc].marks == []  # no R/U on an RGB record's documents
+        app.screen.sentences.move_to(doc)
+        await pilot.press("r")  # a TRACe key on an RGB record: refused, nothing written
         await pilot.pause()
-        assert [m.name for m in rows[0].marks] == ["relevant", "utilized"]
-        assert human(demo) == {("rgb-1", "relevant", "0a"): True}
+        assert rows[doc].marks == [] and human(demo) == {}
     bare = opened(
         write_records(tmp_path, [{"id": "x", "documents": [{"sentences": [["0a", "S."]]}]}])
     )

@@ -21,7 +21,11 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+    """Run tmux on the test session's own server (``-L`` socket named after it), so
+    tests never race with one another's or another user's tmux server shutting down."""
+    target = next(args[i + 1] for i, a in enumerate(args) if a in ("-t", "-s"))
+    command = ["tmux", "-L", target, *args]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
 
 def wait_for(session: str, needle: str, timeout: float = 20.0) -> str:
@@ -39,7 +43,7 @@ def wait_for(session: str, needle: str, timeout: float = 20.0) -> str:
 def session(tmp_path: Path):
     name = f"ragreview-test-{uuid.uuid4().hex[:8]}"
     yield name
-    subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
 
 
 def start(session: str, tmp_path: Path, *args: str) -> None:

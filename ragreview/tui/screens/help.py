@@ -10,8 +10,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...core.families import FAMILIES
 from ...core.labels import CATALOGUE
-from ..actions import ACTIONS
+from ..actions import ACTIONS, BY_ID
 
 MARKS = (
     ("R U", "relevant / utilized document sentence (· = not)"),
@@ -25,17 +26,31 @@ MARKS = (
 
 
 class HelpScreen(ModalScreen[None]):
+    """Keys (the open record's label keys first), each family's keys, labels, marks."""
+
     BINDINGS = [
         Binding("escape,question_mark,q", "close", "Close", id="help-close"),
     ]
 
+    def __init__(self, label_keys: frozenset[str] = frozenset(), family: str = "") -> None:
+        super().__init__()
+        self.label_keys = label_keys  # binding ids of the label keys that apply here
+        self.family = family
+
     def compose(self) -> ComposeResult:
-        keys = Table(title="Keys", show_header=False, box=None, padding=(0, 1))
-        for a in ACTIONS:
-            keys.add_row(Text(a.display, style="bold"), Text(a.palette_title), Text(a.help))
+        title = f"Keys on this record ({self.family})" if self.family else "Keys"
+        keys = Table(title=title, show_header=False, box=None, padding=(0, 1))
+        for a in sorted(ACTIONS, key=lambda a: not (a.is_label and a.id in self.label_keys)):
+            if a.is_label and a.id not in self.label_keys:
+                continue
+            keys.add_row(Text(a.shown, style="bold"), Text(a.palette_title), Text(a.help))
         keys.add_row(
             Text("^p", style="bold"), Text("app: Command palette"), Text("Every action by name.")
         )
+        families = Table(title="Label keys by family", show_header=False, box=None, padding=(0, 1))
+        for family in FAMILIES:
+            uses = "  ".join(f"{u.key} {BY_ID[u.action].title.lower()}" for u in family.keys)
+            families.add_row(Text(family.title, style="bold"), Text(uses))
         labels = Table(title="Labels", show_header=False, box=None, padding=(0, 1))
         for spec in CATALOGUE.values():
             labels.add_row(Text(spec.name, style="bold"), Text(spec.target), Text(spec.meaning))
@@ -44,6 +59,7 @@ class HelpScreen(ModalScreen[None]):
             marks.add_row(Text(mark, style="bold"), Text(meaning))
         with VerticalScroll(id="help"):
             yield Static(keys)
+            yield Static(families)
             yield Static(labels)
             yield Static(marks)
 

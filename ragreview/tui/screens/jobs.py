@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.message import Message
 from textual.screen import Screen
 from textual.worker import WorkerState
 
@@ -17,26 +18,24 @@ from .prompt import PromptScreen
 
 if TYPE_CHECKING:
     from ..model import Review
-    from ..widgets.record_list import RecordList
-    from ..widgets.sentence_list import SentenceList
 
 
 class ReviewJobs(Screen[None]):
-    """Mixed into ``ReviewScreen`` (which provides review, records, sentences)."""
+    """The base of ``ReviewScreen``: starts the jobs. Workers never call into the
+    screen: they post a ``JobDone`` message, which ``ReviewScreen`` handles."""
 
-    review: Review
-    # keyword options for the re-judge call (tests shorten the retry back-off)
-    rejudge_options: dict[str, Any]
+    class JobDone(Message):
+        def __init__(self, message: str, severity: str, rowid: int | None = None) -> None:
+            self.message = message
+            self.severity = severity
+            self.rowid = rowid  # the record a re-judge changed
+            super().__init__()
 
-    if TYPE_CHECKING:
-
-        @property
-        def records(self) -> RecordList: ...
-
-        @property
-        def sentences(self) -> SentenceList: ...
-
-        def open_record(self, rowid: int, cursor: int | None = None) -> None: ...
+    def __init__(self, review: Review) -> None:
+        super().__init__()
+        self.review = review
+        # keyword options for the re-judge call (tests shorten the retry back-off)
+        self.rejudge_options: dict[str, Any] = {}
 
     def _busy(self, group: str, what: str) -> bool:
         """A job of ``group`` still runs: say so rather than start a second one (a thread
@@ -82,8 +81,9 @@ class ReviewJobs(Screen[None]):
             return
         finally:
             db.conn.close()
-        done = printable(f"exported {count} records as {fmt} to {out}")
-        self.app.call_from_thread(self.notify, done, markup=False)
+        self.post_message(
+            self.JobDone(f"exported {count} records as {fmt} to {out}", "information")
+        )
         if self.app.is_web:  # served to a browser: the file is on the server, send a copy
             self.app.call_from_thread(self.app.deliver_binary, out)
 
@@ -123,14 +123,6 @@ class ReviewJobs(Screen[None]):
         try:
             message = rejudge(db_path, rowid, model, base, **self.rejudge_options)
         except (JudgeAbort, RejudgeFailed) as err:
-            self.app.call_from_thread(self._rejudged, rowid, str(err), "error")
+            self.post_message(self.JobDone(str(err), "error", rowid))
         else:
-            self.app.call_from_thread(self._rejudged, rowid, message, "information")
-
-    def _rejudged(self, rowid: int, message: str, severity: str) -> None:
-        # a server's words and record ids: literal, no escapes
-        self.notify(printable(message), severity=severity, markup=False)  # type: ignore[arg-type]
-        self.records.invalidate(rowid)
-        if self.review.stored is not None and self.review.rowid == rowid:
-            # rebuilt, not only redrawn: a long-form judge may have added atomic facts
-            self.open_record(rowid, self.sentences.cursor)
+            self.post_message(self.JobDone(message, "information", rowid))

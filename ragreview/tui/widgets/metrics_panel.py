@@ -12,8 +12,19 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 
-def fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+def fmt(value: float | None, count: bool = False) -> str:
+    """Three decimals; a count (a record's number of facts, a length) as a whole number."""
+    if value is None:
+        return "–"
+    if count and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.3f}"
+
+
+def pair(judge: float | None, reviewed: float | None, count: bool = False) -> str:
+    if judge is None and reviewed is None:
+        return "–"
+    return f"{fmt(judge, count)}→{fmt(reviewed, count)}"
 
 
 def delta(judge: float | None, reviewed: float | None) -> str:
@@ -72,10 +83,14 @@ class MetricsPanel(Static):
         record: Mapping[str, Mapping[str, float | None]],
         dataset: Mapping[str, Any],
         hidden_judge: bool,
+        prefixes: tuple[str, ...] = (),
+        counts: frozenset[str] = frozenset(),
     ) -> None:
+        """``prefixes``: the open record's families' metrics (others are not shown);
+        while the judge is hidden, the dataset's judge values and deltas are too."""
         self.values = {
-            "record": _pairs(record, hidden_judge),
-            "dataset": _pairs(dataset, False),
+            "record": _pairs(record, hidden_judge, prefixes),
+            "dataset": _pairs(dataset, hidden_judge, prefixes),
         }
         rec_rows, ds_rows = self.values["record"], self.values["dataset"]
         # The metrics that apply to this record, then its families' dataset-only rates
@@ -93,18 +108,12 @@ class MetricsPanel(Static):
         # One family (the usual case): say it once in the heading and keep rows narrow.
         family = families.pop() if len(families) == 1 else None
         table = Table.grid(padding=(0, 1))
-        table.add_column(no_wrap=True, overflow="ellipsis")
-        for _ in range(4):
-            table.add_column(justify="right", no_wrap=True)
-        table.add_row(
-            Text(family or "metric", style="bold"),
-            Text("record", style="bold"),
-            Text("Δ", style="dim"),
-            Text("dataset", style="bold"),
-            Text("Δ", style="dim"),
-        )
+        # Numbers are never cut: their columns are as wide as their widest cell and
+        # only the name column gives way (it folds onto a second line).
+        table.add_column(overflow="fold")
+        body: list[list[Text]] = []
         if not names:
-            table.add_row(Text("no metrics", style="dim"), "", "", "", "")
+            body.append([Text("no metrics", style="dim"), Text(""), Text(""), Text(""), Text("")])
         for name in names:
             cells = []
             for rows in (rec_rows, ds_rows):
@@ -115,10 +124,22 @@ class MetricsPanel(Static):
                 if rows is rec_rows and hidden_judge:
                     cells += [Text("blind", style="dim"), Text("")]
                     continue
+                count = name in counts
+                if hidden_judge:  # the dataset's reviewed value only
+                    cells += [Text(fmt(reviewed, count)), Text("")]
+                    continue
                 d = delta(judge, reviewed)
-                cells += [Text(f"{fmt(judge)}→{fmt(reviewed)}"), Text(d, style="bold" if d else "")]
+                cells += [Text(pair(judge, reviewed, count)), Text(d, style="bold" if d else "")]
             label = name.split(".", 1)[1] if family and "." in name else name
-            table.add_row(Text(label), *cells)
+            body.append([Text(label), *cells])
+        head = [Text(family or "metric", style="bold"), Text("record", style="bold"),
+                Text("Δ", style="dim"), Text("dataset", style="bold"), Text("Δ", style="dim")]  # fmt: skip
+        for column in range(1, 5):
+            width = max(c[column].cell_len for c in [head, *body])
+            table.add_column(justify="right", no_wrap=True, min_width=width, width=width)
+        table.add_row(*head)
+        for cells in body:
+            table.add_row(*cells)
         # Relayout (which re-measures every sentence row beside the panel) only when the
         # panel's height can change; a label change normally only changes numbers.
         self.update(table, layout=len(names) != self._rows)
@@ -126,7 +147,7 @@ class MetricsPanel(Static):
 
 
 def _pairs(
-    values: Mapping[str, Any], hidden_judge: bool
+    values: Mapping[str, Any], hidden_judge: bool, prefixes: tuple[str, ...] = ()
 ) -> dict[str, tuple[float | None, float | None]]:
     judge = values.get("judge") or {}
     reviewed = values.get("effective") or {}
@@ -135,6 +156,7 @@ def _pairs(
         n: (None if hidden_judge else judge.get(n), reviewed.get(n))
         for n in names
         if "._" not in n  # components of dataset rates (e.g. rgb._rejection), not metrics
+        and (not prefixes or n.startswith(prefixes))
         and isinstance(judge.get(n), (int, float, type(None)))
         and isinstance(reviewed.get(n), (int, float, type(None)))
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from array import array
 
 import sqlite_utils
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -18,9 +19,9 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.safe_text import printable
 from ...store import browse
 from ...store.browse import ListFilter, ListRow
+from ..text import one_line
 
 PAGE = 100
 MAX_PAGES = 50  # pages kept in memory; older ones are dropped and fetched again if needed
@@ -142,9 +143,7 @@ class RecordList(ScrollView, can_focus=False):
         # The id matters most: the file position is shown only when there is room.
         position = f" {row.position:>{self._digits}}" if width >= 28 else ""
         room = max(1, width - 4 - len(position))
-        rid = _one_line(row.id)
-        if len(rid) > room:
-            rid = rid[: room - 1] + "…"
+        rid = _fit(one_line(row.id), room)
         # "@" before the id: another reviewer has the record open (their lease)
         leased = self.get_component_rich_style("record-list--leased")
         segments = [
@@ -170,7 +169,15 @@ class RecordList(ScrollView, can_focus=False):
             self.post_message(self.RecordSelected(self.ids[index]))
 
 
-def _one_line(text: str) -> str:
-    """Record ids are untrusted: no escape sequence reaches the terminal, and no
-    control character breaks the row."""
-    return "".join(ch if ch.isprintable() else " " for ch in printable(text, one_line=True))
+def _fit(rid: str, room: int) -> str:
+    """Cut a long id in the middle: its end often tells records apart (MT-RAG's
+    ``<conversation>::<turn>``)."""
+    if cell_len(rid) <= room:
+        return rid
+    tail = max(1, (room - 1) // 2)
+    head = room - 1 - tail
+    while cell_len(rid[:head]) > head:
+        head -= 1
+    while cell_len(rid[-tail:]) > tail:
+        tail -= 1
+    return rid[:head] + "…" + (rid[-tail:] if tail > 0 else "")

@@ -18,8 +18,10 @@ from textual.widgets import Static
 
 from ...core.safe_text import printable
 from ..model import Item, Mark, Review
+from ..text import append, literal
 
 BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
+REASON_PREFIX = "judge ›"
 LETTERS = {"relevant": "R", "utilized": "U"}
 
 
@@ -40,18 +42,23 @@ class ItemRow(Widget):
             self.row = row
             super().__init__()
 
-    def __init__(self, index: int, item: Item, marks: list[Mark]) -> None:
+    def __init__(
+        self, index: int, item: Item, marks: list[Mark], reasons: list[tuple[str, str]]
+    ) -> None:
         super().__init__(classes=f"-{item.kind}")
         self.index = index
         self.item = item
         self.marks = marks
+        self.reasons = reasons  # the judge's (label, reason) shown under the text
         self._set_state_classes()
 
-    def update_marks(self, marks: list[Mark]) -> None:
+    def update_marks(self, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
+        relayout = self.item.kind == "response" or reasons != self.reasons
         self.marks = marks
+        self.reasons = reasons
         self._set_state_classes()
-        # Only supporting keys can change the row's height; skip relayout otherwise.
-        self.refresh(layout=self.item.kind == "response")
+        # Only supporting keys and reasons change the row's height; skip relayout otherwise.
+        self.refresh(layout=relayout)
 
     def _set_state_classes(self) -> None:
         by_name = {m.name: m for m in self.marks}
@@ -95,15 +102,18 @@ class ItemRow(Widget):
                 continue
             head.append(_glyph(mark), self._mark_style(mark))
             head.append(" ")
-        body = Text(printable(self.item.text))  # literal: never markup, no escapes
+        body = literal(self.item.text)
         muted = self.get_component_rich_style("item-row--keys")
         if keys and support is not None:
-            body.append("  ← " + printable(" ".join(keys)), muted + self._mark_style(support))
+            append(body, "  ← " + " ".join(keys), muted + self._mark_style(support))
         if self.item.extra:
-            body.append(f"  (from {printable(self.item.extra)})", muted)
+            append(body, f"  (from {self.item.extra})", muted)
+        for name, why in self.reasons:
+            body.append(f"\n{REASON_PREFIX} {name}: ", muted)
+            append(body, why, muted)
         grid = Table.grid(expand=True)
         grid.add_column(no_wrap=True, width=head.cell_len)
-        grid.add_column(ratio=1)
+        grid.add_column(ratio=1, overflow="fold")
         grid.add_row(head, body)
         return grid
 
@@ -123,9 +133,10 @@ def _glyph(mark: Mark) -> str:
 
 def _info(stored) -> Text:
     """``covid-1 · trace · reviewed by alice`` and the note, all literal text."""
-    text = Text(printable(stored.record.id), style="bold")
+    text = literal(stored.record.id)
+    text.stylize("bold")
     if stored.record.task:
-        text.append(f" · {printable(stored.record.task)}")
+        append(text, f" · {stored.record.task}")
     status = stored.status
     if status == "reviewed" and stored.reviewed_by:
         status += f" by {printable(stored.reviewed_by)}"
@@ -134,12 +145,17 @@ def _info(stored) -> Text:
     text.append(f" · {status}")
     if stored.note:
         text.append("\n✎ ")
-        text.append(printable(stored.note))
+        append(text, stored.note)
     return text
 
 
 class SentenceList(VerticalScroll, can_focus=False):
-    """The open record's text and items, with a cursor over the items."""
+    """The open record's text and items, with a cursor over the items.
+
+    Everything above the first item (id line, question, conversation, reference, the
+    judge's record-level reasoning) is reached with Home, PageUp, or ``k`` on the first
+    item; End goes to the bottom.
+    """
 
     class CursorMoved(Message):
         def __init__(self, index: int) -> None:
@@ -150,6 +166,7 @@ class SentenceList(VerticalScroll, can_focus=False):
         super().__init__(**kwargs)
         self.rows: list[ItemRow] = []
         self.cursor = 0
+        self.show_reasons = True
 
     def show(self, review: Review, cursor: int) -> None:
         """Replace the content with the open record, cursor on item ``cursor``."""
@@ -161,37 +178,72 @@ class SentenceList(VerticalScroll, can_focus=False):
         self._info_plain = info.plain
         widgets: list[Widget] = [self.info]
         for err in review.judge_errors:  # literal: a server's message is untrusted text
-            line = Text(printable(f"⚠ judge error ({err.model}, {err.task}, {err.at[:16]}): "))
-            line.append(printable(err.message))
+            line = literal(f"⚠ judge error ({err.model}, {err.task}, {err.at[:16]}): ")
+            append(line, err.message)
+            widgets.append(Static(line, classes="judge-error"))
+        if review.conflicts:  # reviewers of a merged file disagreed here: adjudicate
+            where = ", ".join(f"{name} {target}" for name, target in review.conflicts)
+            line = literal(f"⚑ reviewer conflict: {where}")
             widgets.append(Static(line, classes="judge-error"))
         if rec.question:
-            question = printable(rec.question)
-            widgets.append(Static(Text.assemble(("Q ", "bold"), question), classes="question"))
-        for turn in rec.conversation:
-            widgets.append(
-                Static(
-                    Text.assemble((printable(f"{turn.speaker}: "), "bold"), printable(turn.text)),
-                    classes="turn",
-                )
-            )
+            widgets.append(Static(_labelled("Q ", rec.question), classes="question"))
+        turns = list(rec.conversation)
+        if rec.question and turns and turns[-1].text.strip() == rec.question.strip():
+            turns.pop()  # the current turn is the question shown above
+        if turns:
+            heading = Text(f"conversation · {len(turns)} earlier turns")
+            widgets.append(Static(heading, classes="heading"))
+        for turn in turns:
+            widgets.append(Static(_labelled(f"{turn.speaker}: ", turn.text), classes="turn"))
+        for i, ref in enumerate(rec.references):
+            head = "reference: " if len(rec.references) == 1 else f"reference {i + 1}: "
+            widgets.append(Static(_labelled(head, ref), classes="reference"))
+        # The judge's record-level reasoning: a verdict's at the top, a sentence label's
+        # (RAGBench's relevance / adherence explanation) above the first of its items.
+        self.record_reasons = Static(classes="reason")
+        widgets.append(self.record_reasons)
+        self._section_reasons: list[tuple[Static, str]] = []
+        placed = set()
         self.rows = []
         section = None
         for i, item in enumerate(review.items):
             if item.section != section:
                 section = item.section
-                widgets.append(Static(Text(printable(section)), classes="heading"))
-            row = ItemRow(i, item, review.marks(item))
+                widgets.append(Static(literal(section), classes="heading"))
+                if item.kind not in placed and review.item_labels.get(item.kind):
+                    placed.add(item.kind)
+                    block = Static(classes="section-reason")
+                    self._section_reasons.append((block, item.kind))
+                    widgets.append(block)
+            row = ItemRow(i, item, review.marks(item), self._reasons(review, item))
             self.rows.append(row)
             widgets.append(row)
         if not self.rows:
             widgets.append(Static(Text("(no keyed sentences in this record)"), classes="heading"))
+        self.fill_record_reasons(review)
         self.cursor = min(cursor, max(0, len(self.rows) - 1))
         if self.rows:
             self.rows[self.cursor].add_class("-cursor")
         self.remove_children()
         self.mount_all(widgets)
         self.scroll_home(animate=False)
-        self.call_after_refresh(self._scroll_to_cursor)
+        # a cursor on an item no key labels (an MT-RAG response) need not be revealed
+        self.reveal = bool(self.rows) and review.labelled(self.rows[self.cursor].item)
+        self.call_after_refresh(self._reveal_cursor_from_top)
+
+    def _reasons(self, review: Review, item: Item) -> list[tuple[str, str]]:
+        return review.item_reasons(item) if self.show_reasons else []
+
+    def fill_record_reasons(self, review: Review) -> None:
+        reasons = review.record_reasons() if self.show_reasons else []
+        by_kind = {kind: names for kind, names in review.item_labels.items()}
+        placed = {kind for _, kind in self._section_reasons}
+        top = [
+            (n, why) for n, why in reasons if not any(n in by_kind.get(kind, ()) for kind in placed)
+        ]
+        _reason_block(self.record_reasons, top)
+        for block, kind in self._section_reasons:
+            _reason_block(block, [(n, why) for n, why in reasons if n in by_kind[kind]])
 
     def refresh_info(self, review: Review) -> None:
         """Redraw the id/status/note line when the status or note changed."""
@@ -206,25 +258,89 @@ class SentenceList(VerticalScroll, can_focus=False):
     def item(self) -> Item | None:
         return self.rows[self.cursor].item if self.rows else None
 
-    def move_to(self, index: int) -> None:
+    def move_to(self, index: int, *, scroll: bool = True) -> None:
         if not self.rows:
             return
         index = max(0, min(index, len(self.rows) - 1))
         self.rows[self.cursor].remove_class("-cursor")
         self.cursor = index
         self.rows[index].add_class("-cursor")
-        self._scroll_to_cursor()
+        if scroll:
+            self._scroll_to_cursor()
         self.post_message(self.CursorMoved(index))
+
+    def step(self, delta: int) -> None:
+        """``j``/``k``: next or previous item; before the first item, the record's top."""
+        if delta < 0 and self.cursor == 0:
+            self.scroll_home(animate=False)
+            return
+        self.move_to(self.cursor + delta)
+        if self.cursor == 0:
+            self.scroll_home(animate=False)  # nothing above the first item stays hidden
+
+    def edge(self, end: bool) -> None:
+        """Home / End: the top (id, question, conversation) or bottom of the record."""
+        if self.rows:
+            self.move_to(len(self.rows) - 1 if end else 0, scroll=False)
+        if end:
+            self.scroll_end(animate=False)
+        else:
+            self.scroll_home(animate=False)
+
+    def page(self, pages: int) -> None:
+        """Scroll a page; the cursor follows to the first item in view."""
+        height = max(1, self.scrollable_content_region.height - 1)
+        target = max(0, min(self.max_scroll_y, self.scroll_y + pages * height))
+        self.scroll_to(y=target, animate=False)
+        for row in self.rows:
+            if row.virtual_region.y >= target:
+                self.move_to(row.index, scroll=False)
+                return
+        if self.rows:
+            self.move_to(len(self.rows) - 1, scroll=False)
 
     def _scroll_to_cursor(self) -> None:
         if self.rows:
             self.scroll_to_widget(self.rows[self.cursor], animate=False)
 
+    def _reveal_cursor_from_top(self) -> None:
+        """On opening: keep the top in view if the cursor fits below it; else scroll so
+        a whole widget (never half a question) starts the view."""
+        if not self.rows or not self.reveal:
+            return
+        row = self.rows[self.cursor].virtual_region
+        height = self.scrollable_content_region.height
+        if row.bottom <= height:
+            return
+        need = min(row.y, row.bottom - height)
+        top = next((w.virtual_region.y for w in self.children if w.virtual_region.y >= need), row.y)
+        self.scroll_to(y=top, animate=False)
+
+    def toggle_reasons(self, review: Review) -> None:
+        self.show_reasons = not self.show_reasons
+        self.fill_record_reasons(review)
+        self.refresh_marks(review)
+
     def refresh_marks(self, review: Review, index: int | None = None) -> None:
         """Redraw one row's marks (or all) from the review's committed labels."""
         targets = self.rows if index is None else [self.rows[index]]
         for row in targets:
-            row.update_marks(review.marks(row.item))
+            row.update_marks(review.marks(row.item), self._reasons(review, row.item))
 
     def on_item_row_clicked(self, message: ItemRow.Clicked) -> None:
         self.move_to(message.row.index)
+
+
+def _reason_block(block: Static, reasons: list[tuple[str, str]]) -> None:
+    text = Text(overflow="fold")
+    for i, (name, why) in enumerate(reasons):
+        text.append(("\n" if i else "") + f"{REASON_PREFIX} {name}: ", "bold")
+        append(text, why)
+    block.update(text)
+    block.display = bool(reasons)
+
+
+def _labelled(head: str, value: str) -> Text:
+    text = Text(head, overflow="fold")
+    text.stylize("bold")
+    return append(text, value)

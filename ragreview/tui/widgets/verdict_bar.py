@@ -8,11 +8,12 @@ from textual.widget import Widget
 from ..model import Mark
 
 SHORT = {
+    "verdict": "verdict",
     "rejected": "rejected",
     "error_detected": "error",
     "idk": "idk",
-    "underspecified": "underspecified",
-    "answerability": "answerable",
+    "underspecified": "underspec",
+    "answerability": "answer",
     "rb_llm_rating": "rating",
 }
 
@@ -55,20 +56,32 @@ class VerdictBar(Widget):
         self.refresh(layout=relayout)
 
     def render(self) -> Text:
-        text = Text()
-        for i, mark in enumerate(self.marks):
-            if i:
-                text.append(" · ")
+        parts = []
+        for mark in self.marks:
             if mark.disagrees:
                 style = self.get_component_rich_style("verdict-bar--override")
             elif mark.human:
                 style = self.get_component_rich_style("verdict-bar--human")
             else:
                 style = self.get_component_rich_style("verdict-bar--judge")
-            text.append(f"{SHORT[mark.name]} ")
-            text.append(_value(mark.value), style)
+            part = Text(f"{SHORT[mark.name]} ")
+            part.append(_value(mark.value), style)
             if mark.disagrees:
-                text.append(f" (judge {_value(mark.judge)})")
+                part.append(f" (judge {_value(mark.judge)})")
+            parts.append(part)
         if self.hidden_judge:
-            text.append("  [blind: judge hidden, b reveals]")
+            parts.append(Text("[blind: judge hidden, b reveals]"))
+        # A verdict is never split over two lines: break between verdicts only.
+        width = max(1, self.content_region.width)
+        text = Text()
+        column = 0
+        for i, part in enumerate(parts):
+            if i and column + 3 + part.cell_len > width:
+                text.append("\n")
+                column = 0
+            elif i:
+                text.append(" · ")
+                column += 3
+            text.append_text(part)
+            column += part.cell_len
         return text

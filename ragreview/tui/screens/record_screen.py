@@ -1,0 +1,409 @@
+"""The review screen's frame: record list | record view (verdicts, items) + metrics,
+header, status line and keys; moving between records and items, filters, undo, notes,
+blind mode. ``ReviewScreen`` adds the label keys on top.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from array import array
+from dataclasses import replace
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+
+from ...core.errors import RagreviewError, RecordError
+from ...store import browse, metric_rows
+from .. import actions
+from ..model import Review
+from ..others import WATCH_EVERY_S, OtherReviewers
+from ..widgets.header import ReviewHeader
+from ..widgets.key_bar import KeyBar, StatusLine
+from ..widgets.metrics_panel import MetricsBox, MetricsPanel
+from ..widgets.record_list import RecordList
+from ..widgets.sentence_list import SentenceList
+from ..widgets.verdict_bar import VerdictBar
+from .help import HelpScreen
+from .jobs import ReviewJobs
+from .prompt import PromptScreen
+
+# Keys besides the record's label keys that the footer always names.
+COMMON_FOOTER = ("review-next", "toggle-blind", "help")
+
+
+class RecordScreen(ReviewJobs):
+    class SearchDone(Message):
+        """A background search finished: its filter and the rowids found."""
+
+        def __init__(self, flt: browse.ListFilter, ids: array) -> None:
+            self.flt = flt
+            self.ids = ids
+            super().__init__()
+
+    def __init__(self, review: Review, others: OtherReviewers | None = None) -> None:
+        super().__init__(review)
+        # the other reviewers of a served DB: their leases and commits
+        self.others = others or OtherReviewers(review)
+
+    def compose(self) -> ComposeResult:
+        yield ReviewHeader(id="header")
+        with Horizontal(id="body"):
+            yield RecordList(self.review.db, self.review.dataset, id="records")
+            with Vertical(id="record"):
+                yield VerdictBar(id="verdicts")
+                yield SentenceList(id="sentences")
+                yield MetricsBox(id="metrics-box")
+        yield StatusLine(id="status")
+        yield KeyBar(id="keys")
+
+    def say(self, message: str, severity: str = "information") -> None:
+        """One line at the bottom (toasts would cover the metrics panel)."""
+        self.query_one(StatusLine).say(message, severity)
+
+    @property
+    def records(self) -> RecordList:
+        return self.query_one(RecordList)
+
+    @property
+    def sentences(self) -> SentenceList:
+        return self.query_one(SentenceList)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one(MetricsBox).fit(event.size.height)
+
+    def on_mount(self) -> None:
+        self.query_one(MetricsBox).fit(self.app.size.height)
+        self.records.load()
+        self.records.leased = self.others.holders()
+        self.set_interval(WATCH_EVERY_S, self._watch_others)
+        first = self.others.first_unreviewed()
+        if first is None and self.records.ids:
+            first = self.records.ids[0]
+        if first is not None:
+            self.open_record(first)
+        else:
+            self.refresh_header()
+        conflicted = browse.conflicted_count(self.review.db, self.review.dataset)
+        if conflicted:
+            message = f"{conflicted} records have reviewer conflicts: 6 lists them"
+            self.call_after_refresh(self.notify, message)
+
+    # -- drawing ------------------------------------------------------------------------
+
+    def open_record(self, rowid: int, cursor: int | None = None) -> None:
+        holder = self.others.open(rowid)
+        if holder is not None:
+            self.notify(f"{holder} has this record open", severity="warning")
+        self.review.open(rowid)
+        self.sentences.show(self.review, self.review.first_cursor() if cursor is None else cursor)
+        self.records.show(rowid)
+        self.refresh_record()
+        self.refresh_keys()
+
+    def _rebuild(self, key: str | None = None) -> None:
+        """Redraw the whole record after its items changed; cursor on ``key``."""
+        cursor = self.sentences.cursor
+        if key is not None:
+            cursor = next((i for i, it in enumerate(self.review.items) if it.key == key), cursor)
+        self.sentences.show(self.review, min(cursor, max(0, len(self.review.items) - 1)))
+        self.refresh_record()
+        self.refresh_keys()
+
+    def refresh_keys(self) -> None:
+        """The footer: the open record's label keys (from its families), then the rest."""
+        label_keys: list[tuple[str, str]] = []
+        seen = set()
+        for family in self.review.families:
+            for use in family.keys:
+                if use.action in self.review.keys and use.key not in seen:
+                    seen.add(use.key)
+                    label_keys.append((use.key, use.word))
+        common = [(actions.BY_ID[i].shown, actions.BY_ID[i].footer) for i in COMMON_FOOTER]
+        self.query_one(KeyBar).show(label_keys, common)
+
+    def applicable(self, action: actions.ReviewAction) -> bool:
+        """A label action applies only where the open record's families declare it."""
+        return not action.is_label or action.id in self.review.keys
+
+    def refresh_record(self, index: int | None = None, *, rows: bool = False) -> None:
+        """Redraw what a committed change affects (one row, or all rows with ``rows``)."""
+        if rows or index is not None:
+            self.sentences.refresh_marks(self.review, index)
+        self.sentences.refresh_info(self.review)
+        self.query_one(VerdictBar).show(self.review.verdicts(), self.review.hidden)
+        self.query_one(MetricsPanel).show(
+            metric_rows.record_values(self.review.db, self.review.rowid),
+            metric_rows.dataset_summary(
+                self.review.db, self.review.dataset, known_settings=self.review.settings
+            ),
+            self.review.hidden,
+            self.review.metric_prefixes(),
+            self.review.metric_counts(),
+        )
+        self.records.invalidate(self.review.rowid)
+        self.refresh_header()
+
+    def _watch_others(self) -> None:
+        """Another reviewer committed: redraw what they may have changed (progress,
+        dataset metrics, list marks, leases; the open record too, should it be theirs)."""
+        if not self.others.committed():
+            return
+        self.records.leased = self.others.holders()
+        self.records.forget_rows()
+        if self.review.stored is not None:
+            # re-read, not re-open: a blind record the reviewer revealed stays revealed
+            self.review._reload()
+            self.refresh_record(rows=True)
+        else:
+            self.refresh_header()
+
+    def refresh_header(self) -> None:
+        reviewed, total = self.review.progress()
+        extra = self.records.filter.describe()
+        if self.review.hidden:
+            extra += " · BLIND"
+        family = self.review.family_names if self.review.stored is not None else ""
+        self.query_one(ReviewHeader).show(
+            self.review.dataset,
+            self.review.reviewer,
+            reviewed,
+            total,
+            self.review.variant() if self.review.stored is not None else "",
+            extra,
+            family,
+        )
+
+    def on_record_list_record_selected(self, message: RecordList.RecordSelected) -> None:
+        self.open_record(message.rowid)
+
+    # -- labels -------------------------------------------------------------------------
+
+    def _commit(self, change, index: int | None) -> bool:
+        """Run one store write; show an error instead of a traceback when it is refused."""
+        try:
+            change()
+        except (RagreviewError, RecordError) as err:
+            self.notify(str(err), severity="error")
+            return False
+        except sqlite3.Error as err:  # e.g. the DB stayed locked past the busy timeout
+            self.notify(f"not saved: {err}", severity="error")
+            return False
+        self.refresh_record(index)
+        return True
+
+    def action_cursor(self, step: int) -> None:
+        self.sentences.step(step)
+
+    def action_edge(self, end: bool) -> None:
+        self.sentences.edge(end)
+
+    def action_page(self, pages: int) -> None:
+        self.sentences.page(pages)
+
+    # -- records ------------------------------------------------------------------------
+
+    def action_record(self, step: int) -> None:
+        current = self.review.stored.rowid if self.review.stored else None
+        rowid = self.records.neighbour(current, step)
+        held = self.others.holders()  # records other reviewers have open are passed by
+        while rowid is not None and rowid in held:
+            rowid = self.records.neighbour(rowid, step)
+        if rowid is None:
+            self.notify("end of the list" if step > 0 else "start of the list")
+            return
+        self.open_record(rowid)
+
+    def _scan(self, want, start: int) -> int | None:
+        """Index of the first list row from ``start`` (wrapping) for which ``want(row)``."""
+        n = len(self.records.ids)
+        for offset in range(n):
+            index = (start + offset) % n
+            row = self.records.row(index)
+            if row is not None and want(row):
+                return index
+        return None
+
+    def _start_after_current(self) -> int:
+        if self.review.stored is None:
+            return 0
+        index = self.records.index_of(self.review.rowid)
+        return 0 if index is None else index + 1
+
+    def action_review_next(self) -> None:
+        if self.review.stored is None:
+            return
+        self.review.mark_reviewed()
+        self.records.invalidate(self.review.rowid)
+        held = self.others.holders()
+        index = self._scan(
+            lambda row: row.status != "reviewed" and row.rowid not in held,
+            self._start_after_current(),
+        )
+        if index is None:
+            self.notify("every record in the list is reviewed")
+            self.refresh_record()
+            return
+        self.open_record(self.records.ids[index])
+
+    def action_next_disagreement(self) -> None:
+        if self.review.stored is None:
+            return
+        rows = self.sentences.rows
+        for index in range(self.sentences.cursor + 1, len(rows)):
+            if self.review.item_disagrees(rows[index].item):
+                self.sentences.move_to(index)
+                return
+        current = self.review.rowid
+        candidates = browse.disagreeing(self.review.db, self.review.dataset) - {current}
+        places = sorted(i for r in candidates if (i := self.records.index_of(r)) is not None)
+        if not places:
+            self.notify("no other disagreement in the list")
+            return
+        start = self._start_after_current()
+        found = next((i for i in places if i >= start), places[0])  # wrap around
+        self.open_record(self.records.ids[found])
+        first = next(
+            (i for i, it in enumerate(self.review.items) if self.review.item_disagrees(it)), None
+        )
+        if first is not None:
+            self.sentences.move_to(first)
+
+    # -- filters ------------------------------------------------------------------------
+
+    def _apply_filter(self, flt: browse.ListFilter, ids: array | None = None) -> None:
+        if flt.text and ids is None:  # a text search reads every record: off the UI thread
+            self.notify(f"searching for {flt.text!r}…")
+            self._search(browse.database_path(self.review.db), flt)
+            return
+        self.records.load(flt, ids)
+        if self.review.stored is not None and self.records.index_of(self.review.rowid) is not None:
+            self.records.show(self.review.rowid)
+        elif self.records.ids:
+            self.open_record(self.records.ids[0])
+        else:
+            self.notify("no record matches this filter", severity="warning")
+        self.refresh_header()
+
+    def action_filter(self, kind: str) -> None:
+        flt = self.records.filter
+        if kind == "all":  # every filter off; the sort order stays
+            self._apply_filter(browse.ListFilter(sort=flt.sort))
+        elif kind in ("disagreement", "conflicts", "sample"):
+            on = not getattr(flt, kind)
+            if (
+                on
+                and kind == "sample"
+                and browse.latest_sample(self.review.db, self.review.dataset) is None
+            ):
+                self.notify(
+                    "no sample drawn for this dataset (ragreview sample)", severity="warning"
+                )
+                return
+            self._apply_filter(replace(flt, **{kind: on}))
+        else:
+            self._apply_filter(replace(flt, status=kind))
+
+    def action_next_task(self) -> None:
+        tasks = [None, *browse.tasks(self.review.db, self.review.dataset)]
+        current = self.records.filter.task
+        following = tasks[(tasks.index(current) + 1) % len(tasks)] if current in tasks else None
+        self._apply_filter(replace(self.records.filter, task=following))
+
+    def action_sort_delta(self) -> None:
+        flt = self.records.filter
+        self._apply_filter(replace(flt, sort="position" if flt.sort == "delta" else "delta"))
+
+    def action_search(self) -> None:
+        def done(text: str | None) -> None:
+            if text is not None:
+                self._apply_filter(replace(self.records.filter, text=text.strip() or None))
+
+        self.app.push_screen(
+            PromptScreen(
+                "Search record ids and text", self.records.filter.text or "", "empty: all"
+            ),
+            done,
+        )
+
+    # -- history, notes, blind, export, help -------------------------------------------------
+
+    def _step(self, redo: bool) -> None:
+        rowid = self.review.undo(redo=redo)
+        if rowid is None:
+            self.notify(f"nothing to {'redo' if redo else 'undo'}")
+            return
+        if self.review.stored is not None and rowid == self.review.rowid:
+            if [row.item for row in self.sentences.rows] != self.review.items:
+                self._rebuild()  # a fact/statement edit was undone or redone
+            else:
+                self.refresh_record(rows=True)
+        else:
+            self.records.invalidate(rowid)
+            self.open_record(rowid)
+
+    def action_undo(self) -> None:
+        self._step(redo=False)
+
+    def action_redo(self) -> None:
+        self._step(redo=True)
+
+    def action_note(self) -> None:
+        if self.review.stored is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                self._commit(lambda: self.review.set_note(text.strip()), None)
+
+        self.app.push_screen(
+            PromptScreen(
+                f"Note on {self.review.stored.id}", self.review.stored.note or "", "empty clears"
+            ),
+            done,
+        )
+
+    def action_blind(self) -> None:
+        """Reveal the judge's labels on a blind record, or hide them (blind mode on)."""
+        self.review.toggle_blind()
+        self.refresh_record(rows=True)
+        self.sentences.fill_record_reasons(self.review)  # the judge's words hide with it
+
+    def leave_blind(self) -> None:
+        self.review.leave_blind()
+        self.refresh_record(rows=True)
+        self.sentences.fill_record_reasons(self.review)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _search(self, db_path: str, flt: browse.ListFilter) -> None:
+        from ...store import open_database
+
+        db = open_database(db_path)  # a worker never shares the UI thread's connection
+        try:
+            ids = browse.rowids(db, self.review.dataset, flt)
+        finally:
+            db.conn.close()
+        self.post_message(self.SearchDone(flt, ids))
+
+    def on_review_jobs_job_done(self, done: ReviewJobs.JobDone) -> None:
+        self.notify(done.message, severity=done.severity)  # type: ignore[arg-type]
+        rowid = done.rowid
+        if rowid is None:
+            return
+        self.records.invalidate(rowid)
+        if self.review.stored is not None and self.review.rowid == rowid:
+            # rebuilt, not only redrawn: a long-form judge may have added atomic facts
+            self.open_record(rowid, self.sentences.cursor)
+
+    def on_record_screen_search_done(self, message: SearchDone) -> None:
+        self._apply_filter(message.flt, message.ids)
+
+    def action_metrics_expand(self) -> None:
+        self.query_one(MetricsBox).toggle_expanded()
+
+    def action_metrics_scroll(self, lines: int) -> None:
+        self.query_one(MetricsBox).scroll_lines(lines)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(frozenset(self.review.keys), self.review.family_names))

@@ -1,0 +1,47 @@
+"""The bottom two lines: the last message (instead of toasts that would cover the
+metrics panel) and the keys that apply to the open record, from its family."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widgets import Static
+
+from ..text import append
+
+
+class StatusLine(Static):
+    """One line: the latest message, cleared after a while (errors stay longer)."""
+
+    SEVERITY = {"error": "bold red", "warning": "yellow", "information": ""}
+    SHOWN_S = {"error": 30.0, "warning": 10.0, "information": 6.0}
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._timer: Timer | None = None
+
+    def say(self, message: str, severity: str = "information") -> None:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        append(text, " ".join(message.split()), self.SEVERITY.get(severity, ""))
+        self.update(text)
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.SHOWN_S.get(severity, 6.0), self._clear)
+
+    def _clear(self) -> None:
+        self.update("")
+
+
+class KeyBar(Static):
+    """``r relevant  u utilized  s supported  l keys │ ␣ done  b blind  ? help``."""
+
+    def show(self, label_keys: list[tuple[str, str]], common: list[tuple[str, str]]) -> None:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for i, (key, word) in enumerate(label_keys + common):
+            if i and i == len(label_keys):
+                text.append(" │ ", "dim")
+            elif i:
+                text.append("  ")
+            text.append(key, "bold")
+            text.append(f" {word}")
+        self.update(text)
