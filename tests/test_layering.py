@@ -79,6 +79,52 @@ def test_packages_import_only_downward() -> None:
     assert upward_imports() == []
 
 
+def import_cycles(root: Path = PACKAGE_ROOT) -> list[list[str]]:
+    """Modules that import each other, directly or round a loop (deferred imports
+    count). A package's ``__init__`` is left out: a package naming its submodules, and a
+    submodule reaching its package (the click group, ``from . import cli``), is how
+    Python packages work, not a circle of logic."""
+    modules = {".".join(_module_name(p, root)): p.name for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for source, target, _line in internal_imports(root):
+        while target not in modules and "." in target:  # ``from m import f`` -> m
+            target = target.rsplit(".", 1)[0]
+        if "__init__.py" in (modules.get(source), modules.get(target)) or source == target:
+            continue
+        graph.setdefault(source, set()).add(target)
+    cycles, done = [], set()
+
+    def visit(module: str, path: list[str]) -> None:
+        for nxt in sorted(graph.get(module, ())):
+            if nxt in path:
+                cycles.append(path[path.index(nxt) :])
+            elif nxt not in done:
+                visit(nxt, [*path, nxt])
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module, [module])
+    return cycles
+
+
+def test_no_module_imports_itself_round_a_loop() -> None:
+    assert import_cycles() == []
+
+
+def test_the_cycle_check_catches_a_planted_circle(tmp_path: Path) -> None:
+    planted = tmp_path / "ragreview"
+    for name, text in {
+        "__init__.py": "",
+        "store/__init__.py": "from . import a, b\n",
+        "store/a.py": "from .b import f\n",
+        "store/b.py": "def f():\n    from . import a\n",
+    }.items():
+        (planted / name).parent.mkdir(parents=True, exist_ok=True)
+        (planted / name).write_text(text)
+    assert import_cycles(planted) == [["ragreview.store.a", "ragreview.store.b"]]
+
+
 def test_the_layering_check_catches_a_planted_upward_import(tmp_path: Path) -> None:
     planted = tmp_path / "ragreview"
     for name, text in {

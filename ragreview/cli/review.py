@@ -8,7 +8,7 @@ import click
 
 from ..core.labels import parse_value_text
 from ..core.safe_text import json_for_terminal, printable
-from ..store import history
+from ..store import history, metric_rows
 from ..store import records as store_records
 from ..store import settings as store_settings
 from . import cli
@@ -185,7 +185,7 @@ def settings(path: str, assignments: tuple[str, ...], db: str | None, dataset: s
                 raise click.UsageError(f"expected NAME=VALUE, got {assignment!r}")
             total = store_records.counts(opened.db, opened.dataset)
             with progress(f"recomputing metrics for {name.strip()}", sum(total.values())) as step:
-                store_settings.put(
+                metric_rows.put_setting(
                     opened.db,
                     opened.dataset,
                     name.strip(),

@@ -56,23 +56,6 @@ def store_stream(
     return summary, errors
 
 
-def import_file(
-    db: sqlite_utils.Database,
-    path: Path,
-    dataset: str,
-    fmt: str | None = None,
-    strict: bool = False,
-) -> tuple[ImportSummary, list[InputError]]:
-    """Read and store one input file. Errors are collected; with ``strict`` nothing is
-    written when there is any."""
-    if strict:
-        errors = check_file(path, fmt)
-        if errors:
-            return ImportSummary(), errors
-    fmt, stream = formats.read(path, fmt)
-    return store_stream(db, path, dataset, fmt, stream)
-
-
 def import_target(
     target: Target,
     read: tuple[str, Iterator[ImportItem | InputError]],

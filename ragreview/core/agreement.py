@@ -1,4 +1,4 @@
-"""Agreement statistics (SPEC §6.6): judge vs human and human vs human.
+"""Agreement statistics (docs/agreement.md): judge vs human and human vs human.
 
 Pure functions over plain values, stdlib only. The judge is always the *prediction*
 and the human the *truth*, so "precision" is the share of the judge's positives the
@@ -76,7 +76,7 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
 
 
 def binary_stats(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
-    """The SPEC §9 per-label block: n, accuracy, κ, precision, recall, F1, TPR, TNR."""
+    """The ``agreement --json`` per-label block (docs/agreement.md): n, accuracy, κ, precision, recall, F1, TPR, TNR."""
     c = confusion(pairs)
     return {
         "n": c.n,
@@ -239,7 +239,7 @@ def metric_stats(
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, Any]:
-    """The SPEC §9 per-metric block from per-record ``(judge, reviewed)`` values."""
+    """The ``agreement --json`` per-metric block (docs/agreement.md) from per-record ``(judge, reviewed)`` values."""
     judge = [float(j) for j, _ in pairs]
     reviewed = [float(e) for _, e in pairs]
     judge_mean, reviewed_mean = mean(judge), mean(reviewed)

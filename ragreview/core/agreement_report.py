@@ -127,7 +127,7 @@ def build(
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, Any]:
-    """The full report (SPEC §9 ``labels`` and ``metrics`` plus extra sections).
+    """The full report (docs/agreement.md: ``labels`` and ``metrics`` plus extra sections).
 
     ``per_record`` holds each reviewed record's ``(judge, reviewed)`` metric values, in
     the order of ``reviewed``: the stored per-record rows (``store.review_queries``), so

@@ -1,4 +1,4 @@
-"""Sentence and item keys (SPEC §2).
+"""Sentence and item keys (docs/architecture.md).
 
 Document sentences are keyed by document index plus letters (``0a``, ``0b``, …),
 response sentences by letters alone (``a``, ``b``, …). Letters are bijective base-26

@@ -1,4 +1,4 @@
-"""The label catalogue (SPEC §5), label validation and the judge/human merge.
+"""The label catalogue (docs/architecture.md), label validation and the judge/human merge.
 
 A label layer is ``{name: {target: value}}``. The judge layer is never modified by a
 review; the human layer holds overrides. ``effective`` is the one place where the two
@@ -154,7 +154,7 @@ CATALOGUE: dict[str, LabelSpec] = {
             "record",
             "bool",
             "ragas",
-            # Not in SPEC §5: ragas' annotation export (MetricAnnotation) carries one
+            # Not in docs/architecture.md: ragas' annotation export (MetricAnnotation) carries one
             # pass/fail verdict per sample, which reviews must be able to correct.
             "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
             "verdict ragas' MetricAnnotation export accepts or edits)",

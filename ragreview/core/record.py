@@ -1,4 +1,4 @@
-"""The canonical record (SPEC §3) as frozen dataclasses.
+"""The canonical record (docs/formats.md) as frozen dataclasses.
 
 A ``Record`` is a parsed, validated view of one canonical JSON object. The object
 itself is kept in ``data`` (without ``labels``) so that unknown fields survive and the

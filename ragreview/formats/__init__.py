@@ -1,10 +1,9 @@
-"""One small adapter per source format, and detection by content (SPEC §7)."""
+"""One small adapter per source format, and detection by content (docs/formats.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from ..core.errors import InputError
@@ -21,6 +20,7 @@ from . import (
     rgb,
     safe,
 )
+from .base import Adapter
 from .jsonio import (
     array_document,
     check_regular,
@@ -34,7 +34,7 @@ from .jsonio import (
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
-REGISTRY: dict[str, ModuleType] = {
+REGISTRY: dict[str, Adapter] = {
     m.NAME: m
     for m in (ragbench, rgb, mtrag, factscore, safe, ragas, inspectorraget, native, mapped)
 }
@@ -185,7 +185,7 @@ def _check_forced(path: Path, fmt: str, candidates: list[dict[str, Any]]) -> Non
     )
 
 
-def adapter(fmt: str) -> ModuleType:
+def adapter(fmt: str) -> Adapter:
     return REGISTRY[fmt]
 
 

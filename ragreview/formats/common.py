@@ -1,7 +1,7 @@
 """What the source-format adapters share: ids, sentencizing, building items, patching.
 
 Each adapter turns one source record into a *draft* (canonical JSON object, judge
-layer, source text, the source's own id); ``finish`` assigns record ids per SPEC §7
+layer, source text, the source's own id); ``finish`` assigns record ids per docs/formats.md
 (the source id, or the 1-based record number where there is none or it repeats) and
 validates everything through the one canonical parser, so a bad source record becomes
 an ``InputError`` naming file, line and field.
@@ -386,7 +386,7 @@ def _names(types: type | tuple) -> str:
     return " or ".join(dict.fromkeys(names.get(t, t.__name__) for t in _tuple(types)))
 
 
-# -- sentencizing (SPEC §4) ------------------------------------------------------------
+# -- sentencizing (docs/formats.md) ---------------------------------------------------
 
 
 def keyed_document(doc_index: int, text: str) -> list[list[str]]:

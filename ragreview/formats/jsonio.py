@@ -230,22 +230,6 @@ def _parse_line(path: Path, number: int, line: str, nan: bool = True) -> Any:
     return value
 
 
-def raw_lines(path: Path) -> Iterator[bytes]:
-    """The file's lines as bytes (a leading BOM removed), streamed."""
-    try:
-        fh = path.open("rb")
-    except OSError as err:
-        raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
-    with fh:
-        first = True
-        for raw in fh:
-            if first:
-                first = False
-                if raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-            yield raw
-
-
 def load_document(path: Path, text: str | None = None) -> Any:
     """A whole-file JSON document (pretty-printed arrays and objects). NaN, Infinity and
     oversized integers parse (as non-finite floats): the reader reports the record

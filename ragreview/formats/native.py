@@ -1,4 +1,4 @@
-"""ragreview's own JSON Lines format (SPEC §3): lossless in both directions."""
+"""ragreview's own JSON Lines format (docs/formats.md): lossless in both directions."""
 
 from __future__ import annotations
 

@@ -37,8 +37,6 @@ from .common import (
     expect,
     finish,
     finite,
-    keyed_document,
-    keyed_response,
     kind,
     line_drafts,
     loads_source,
@@ -47,6 +45,7 @@ from .common import (
 )
 from .jsonio import array_document, load_document, read_text
 from .locator import Locator
+from .ragas_columns import canonical_fields, pick
 from .scores import record_values
 
 NAME = "ragas"
@@ -140,38 +139,6 @@ def _array_drafts(path: Path, rows: list[Any], locator: Locator) -> Iterator[Dra
     return document_drafts(path, ((f"[{i}]", row) for i, row in enumerate(rows)), make, locator)
 
 
-def _pick(row: Mapping[str, Any], *names: str) -> str | None:
-    return next((n for n in names if n in row), None)
-
-
-def _strings(value: Any, where: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise RecordError(where, f"expected a list of strings, got {kind(value)}")
-    return value
-
-
-def canonical_fields(row: Mapping[str, Any]) -> dict[str, Any]:
-    """question, documents, response and references from v1 or v2 names."""
-    data: dict[str, Any] = {"task": "ragas"}
-    q = _pick(row, "user_input", "question")
-    if q is not None and row[q] is not None:
-        data["question"] = expect(row, q, str)
-    c = _pick(row, "retrieved_contexts", "contexts")
-    contexts = _strings(row.get(c), c) if c else []
-    data["documents"] = [{"sentences": keyed_document(i, t)} for i, t in enumerate(contexts)]
-    a = _pick(row, "response", "answer")
-    if a is not None and row[a] is not None:
-        data["response"] = keyed_response(expect(row, a, str))
-    r = _pick(row, "reference", "ground_truth", "ground_truths")
-    if r is not None:
-        data["references"] = _strings(row[r], r)
-    return data
-
-
 def _verdicts(row: Mapping[str, Any], name: str, text: str, flag: str) -> list[tuple[str, Any]]:
     items = expect(row, name, list, optional=True) or []
     out = []
@@ -191,7 +158,7 @@ def _verdicts(row: Mapping[str, Any], name: str, text: str, flag: str) -> list[t
 def draft(row: Any, position: int, number: int, source: str) -> Draft:
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
-    if _pick(row, "user_input", "question") is None and _pick(row, "response", "answer") is None:
+    if pick(row, "user_input", "question") is None and pick(row, "response", "answer") is None:
         raise RecordError("", "not a ragas row (expected user_input/response or question/answer)")
     data = canonical_fields(row)
     judge: dict[str, dict[str, Any]] = {}

@@ -24,6 +24,7 @@ from .base import ExportRecord
 from .common import finite, kind, loads_source, unexpected
 from .json_limits import non_finite
 from .locator import Locator
+from .ragas_columns import canonical_fields
 
 LABEL = "verdict"
 
@@ -69,8 +70,6 @@ def human_verdict(sample: Mapping[str, Any]) -> bool | None:
 
 
 def read(path: Path, doc: Mapping[str, Any], locator: Locator) -> Iterator[ImportItem | InputError]:
-    from .ragas import canonical_fields
-
     number = 0
     for metric, samples in doc.items():
         if not isinstance(samples, list):

@@ -1,6 +1,6 @@
 """Per-record metric values for writing the source's own score fields back.
 
-The metric definitions live in ``ragreview.core.metrics`` (SPEC §6); the writers only
+The metric definitions live in ``ragreview.core.metrics`` (docs/metrics.md); the writers only
 map canonical metric names onto each source's field names.
 """
 

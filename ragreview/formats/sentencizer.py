@@ -1,4 +1,4 @@
-"""Splitting raw text into keyed sentences (SPEC §4).
+"""Splitting raw text into keyed sentences (docs/formats.md).
 
 NLTK Punkt with the installed ``punkt_tab`` English model when ``nltk.data.find``
 finds it, else Punkt with the parameters below, which ship with ragreview: a fresh

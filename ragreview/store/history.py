@@ -16,6 +16,7 @@ from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
 from . import item_edits, metric_rows
 from .db import write
+from .events import append_event
 from .records import StoredRecord, dumps, get, loads, now
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -91,25 +92,21 @@ def apply_change(
     if old == new and type(old) is type(new):
         return None
     at = now()
-    cur = conn.execute(
-        "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, reason, session, "
-        "pass, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            rowid,
-            kind,
-            name,
-            target,
-            None if old is None else dumps(old),
-            None if new is None else dumps(new),
-            reviewer,
-            at,
-            reason,
-            session,
-            pass_,
-            ref,
-        ),
+    event_id = append_event(
+        conn,
+        rowid,
+        kind,
+        name,
+        target,
+        old,
+        new,
+        reviewer,
+        at=at,
+        reason=reason,
+        session=session,
+        pass_=pass_,
+        ref=ref,
     )
-    event_id = cur.lastrowid
     if new is None:
         conn.execute(
             "DELETE FROM human_labels WHERE record = ? AND name = ? AND target = ?",
@@ -230,24 +227,9 @@ def _step(
                 conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
             )
         if event_id is None:  # already at that value (someone else changed it): record anyway
-            at = now()
-            cur = conn.execute(
-                "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, session, "
-                "ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    rowid,
-                    kind,
-                    name,
-                    target,
-                    None if value is None else dumps(value),
-                    None if value is None else dumps(value),
-                    reviewer,
-                    at,
-                    session,
-                    ref,
-                ),
+            event_id = append_event(
+                conn, rowid, kind, name, target, value, value, reviewer, session=session, ref=ref
             )
-            event_id = cur.lastrowid
         metric_rows.refresh(db, [rowid])
         return next(iter_events(db, event_id=event_id))
 
@@ -289,10 +271,8 @@ def mark(
                 rowid,
             ),
         )
-        conn.execute(
-            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, session) "
-            "VALUES (?, 'status', ?, '*', ?, ?, ?, ?, ?)",
-            (rowid, STATUS_LABEL, dumps(old), dumps(status), reviewer, at, session),
+        append_event(
+            conn, rowid, "status", STATUS_LABEL, "*", old, status, reviewer, at=at, session=session
         )
 
 
@@ -306,19 +286,7 @@ def set_note(
     with write(db.conn) as conn:
         old = conn.execute("SELECT note FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
         conn.execute("UPDATE records SET note = ? WHERE rowid = ?", (text, rowid))
-        conn.execute(
-            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, session) "
-            "VALUES (?, 'note', ?, '*', ?, ?, ?, ?, ?)",
-            (
-                rowid,
-                NOTE_LABEL,
-                None if old is None else dumps(old),
-                None if text is None else dumps(text),
-                reviewer,
-                now(),
-                session,
-            ),
-        )
+        append_event(conn, rowid, "note", NOTE_LABEL, "*", old, text, reviewer, session=session)
 
 
 def iter_events(
@@ -369,10 +337,15 @@ def set_reason(
         value = _current(conn, rowid, name, target)
         if value is None:
             raise RagreviewError(f"no label of yours on {name} {target} to give a reason for")
-        cur = conn.execute(
-            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, reason, "
-            "session) VALUES (?, 'reason', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (rowid, name, target, dumps(value), dumps(value), reviewer, now(), reason, session),
+        return append_event(
+            conn,
+            rowid,
+            "reason",
+            name,
+            target,
+            value,
+            value,
+            reviewer,
+            reason=reason,
+            session=session,
         )
-        assert cur.lastrowid is not None
-        return cur.lastrowid

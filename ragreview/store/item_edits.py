@@ -19,7 +19,8 @@ from ..core.keys import fact_key, reference_statement_key, statement_key
 from ..core.record import parse_record
 from . import metric_rows
 from .db import write
-from .records import dumps, now
+from .events import append_event
+from .records import dumps
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite3
@@ -86,14 +87,20 @@ def _apply(
         old = _data(conn, rowid).get(field) or []
         new, key = change([list(item) for item in old])
         store_list(conn, rowid, field, new)
-        cur = conn.execute(
-            "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, reason, "
-            "session) VALUES (?, 'items', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (rowid, name, key or "*", dumps(old), dumps(new), reviewer, now(), reason, session),
+        event = append_event(
+            conn,
+            rowid,
+            "items",
+            name,
+            key or "*",
+            old,
+            new,
+            reviewer,
+            reason=reason,
+            session=session,
         )
         metric_rows.refresh(db, [rowid])
-    assert cur.lastrowid is not None
-    return cur.lastrowid, key
+    return event, key
 
 
 def _index(items: list, key: str) -> int:

@@ -18,6 +18,8 @@ from ..core import metrics
 from ..core.errors import RagreviewError
 from ..core.labels import Layer, effective
 from ..core.record import Record
+from . import records, settings
+from .db import write
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -31,8 +33,6 @@ Key = tuple[str, str, str]  # (dataset, layer, name)
 
 
 def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -> dict:
-    from . import settings  # settings imports records, which imports this module
-
     if dataset not in cache:
         cache[dataset] = settings.get_all(db, dataset)
     return cache[dataset]
@@ -43,10 +43,8 @@ def _with_source(record: Record, source: str | None) -> Record:
     MT-RAG records, the only ones whose metrics read it)."""
     if record.task != "mtrag" or not source or "source" in record.data:
         return record
-    from .records import loads
-
     try:
-        return metrics.with_source(record, loads(source))
+        return metrics.with_source(record, records.loads(source))
     except ValueError:
         return record
 
@@ -59,8 +57,6 @@ def _load(
 ) -> list[tuple[int, str, Record, Layer, Layer]]:
     """(rowid, dataset, record, judge, human) for each record; ``known`` records and
     judge layers (the importer has them in memory) are not read back and parsed again."""
-    from . import records
-
     if not known:
         return [
             (s.rowid, s.dataset, _with_source(s.record, s.source), s.judge, s.human)
@@ -195,6 +191,31 @@ def recompute(db: sqlite_utils.Database, dataset: str) -> None:
     refresh(db, rowids, rebuild=True)
 
 
+def put_setting(
+    db: sqlite_utils.Database,
+    dataset: str,
+    name: str,
+    value: Any,
+    on_progress: Callable[[int], None] | None = None,
+) -> bool:
+    """Set a dataset setting; returns False when it already had that value.
+
+    A changed setting (a metric variant, K) recomputes every record's stored metrics in
+    the same transaction; ``on_progress(n)`` is told as batches of records are done.
+    """
+    value = settings.check(name, value)
+    with write(db.conn) as conn:
+        if settings.get_all(db, dataset)[name] == value:  # stored metrics already use it
+            return False
+        settings.store(conn, dataset, name, value)
+        rowids = [
+            r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
+        ]
+        # a variant change changes every stored metric
+        refresh(db, rowids, on_progress=on_progress)
+    return True
+
+
 ADD_TOTALS = (
     "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, layer, name) DO UPDATE SET "
@@ -253,8 +274,6 @@ def ensure(db: sqlite_utils.Database, dataset: str) -> None:
     if has_totals(conn, dataset):
         return
     if conn.execute("SELECT 1 FROM records WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
-        from .db import write
-
         with write(conn):
             recompute(db, dataset)
 
@@ -276,7 +295,7 @@ def _field_sql(field: str) -> str:
 def _summary(
     group: dict | None, records: int, reviewed: int, totals: dict[str, dict], settings: dict
 ) -> dict[str, Any]:
-    """SPEC's ``metrics --json`` object, plus ``undefined``: per layer, how many records
+    """The ``metrics --json`` object (docs/architecture.md), plus ``undefined``: per layer, how many records
     each metric is undefined on (those records are left out of its mean)."""
     return {
         "group": group,
@@ -301,8 +320,6 @@ def dataset_summary(
     ``known_settings``: the dataset's settings as the caller already read them, after
     ``ensure`` (the review screen, on every keystroke).
     """
-    from . import settings
-
     conn = db.conn
     if known_settings is None:
         ensure(db, dataset)
@@ -338,8 +355,6 @@ def dataset_summary(
 
 def grouped_summaries(db: sqlite_utils.Database, dataset: str, field: str) -> list[dict]:
     """One summary per distinct value of ``field`` (a full scan, for reports)."""
-    from . import settings
-
     ensure(db, dataset)
     return list(
         _grouped(db, dataset, "r.dataset = ?", [dataset], [field], settings.get_all(db, dataset))

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
-from .db import write
 from .records import dumps, loads
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -45,32 +43,11 @@ def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
     return values
 
 
-def put(
-    db: sqlite_utils.Database,
-    dataset: str,
-    name: str,
-    value: Any,
-    on_progress: Callable[[int], None] | None = None,
-) -> bool:
-    """Set a dataset setting; returns False when it already had that value.
-
-    A changed setting (a metric variant, K) recomputes every record's stored metrics in
-    the same transaction; ``on_progress(n)`` is told as batches of records are done.
-    """
-    from . import metric_rows
-
-    value = check(name, value)
-    with write(db.conn) as conn:
-        if get_all(db, dataset)[name] == value:  # stored metrics already use it
-            return False
-        conn.execute(
-            "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?) "
-            "ON CONFLICT (dataset, name) DO UPDATE SET value = excluded.value",
-            (dataset, name, dumps(value)),
-        )
-        rowids = [
-            r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
-        ]
-        # a variant change changes every stored metric
-        metric_rows.refresh(db, rowids, on_progress=on_progress)
-    return True
+def store(conn: Any, dataset: str, name: str, value: Any) -> None:
+    """Write one (checked) setting in the caller's transaction. Changing a setting
+    changes stored metrics: ``metric_rows.put_setting`` is the one way to do it."""
+    conn.execute(
+        "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?) "
+        "ON CONFLICT (dataset, name) DO UPDATE SET value = excluded.value",
+        (dataset, name, dumps(value)),
+    )

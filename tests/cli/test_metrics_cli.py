@@ -1,4 +1,4 @@
-"""``ragreview metrics`` end to end: import, then the JSON of SPEC §9."""
+"""``ragreview metrics`` end to end: import, then the JSON of docs/architecture.md."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_variant_setting_changes_metrics(demo, tmp_path):
 
 
 def _factscore_as_native(src: Path, dst: Path) -> None:
-    """Canonical records from FActScore rows (SPEC §7): the human-atomic-facts with their
+    """Canonical records from FActScore rows (docs/formats.md): the human-atomic-facts with their
     labels as the judge layer; ``annotations: null`` is an abstention (no facts)."""
     with dst.open("w") as out:
         for n, line in enumerate(src.read_text().splitlines(), 1):

@@ -1,4 +1,4 @@
-"""The CLI contract (SPEC §9) end to end on the demo file."""
+"""The CLI contract (docs/architecture.md) end to end on the demo file."""
 
 from __future__ import annotations
 

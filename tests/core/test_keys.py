@@ -1,4 +1,4 @@
-"""Sentence and item keys (SPEC §2): bijective base-26 letters."""
+"""Sentence and item keys (docs/architecture.md): bijective base-26 letters."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def test_catalogue_matches_spec_table() -> None:
         "statement",
         "attributed",
         "context_useful",
-        "verdict",  # beyond SPEC §5: ragas MetricAnnotation verdicts (formats issue)
+        "verdict",  # beyond docs/architecture.md: ragas MetricAnnotation verdicts (formats issue)
     ]
     assert spec("relevant").default is False and spec("utilized").default is False
     assert spec("supported").default is None  # stored explicitly, never defaulted

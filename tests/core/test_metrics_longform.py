@@ -1,4 +1,4 @@
-"""Long-form factuality (SPEC §6.4): hand cases and the FActScore human labels."""
+"""Long-form factuality (docs/metrics.md): hand cases and the FActScore human labels."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_dataset_mean_and_population_std_skip_abstentions():
 
 
 def factscore_records(path: Path):
-    """FActScore rows as canonical records (SPEC §7: facts are the human-atomic-facts)."""
+    """FActScore rows as canonical records (docs/formats.md: facts are the human-atomic-facts)."""
     for line in path.read_text().splitlines():
         row = json.loads(line)
         facts, labels = [], {}

@@ -1,4 +1,4 @@
-"""MT-RAG (SPEC §6.3): text metrics against rouge_score, RB_agg, RB_llm, IDK conditioning."""
+"""MT-RAG (docs/metrics.md): text metrics against rouge_score, RB_agg, RB_llm, IDK conditioning."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _fixture_rows():
 
 
 def _as_record(row: dict) -> object:
-    """The canonical record of an MT-RAG row (SPEC §3/§7), with the source kept."""
+    """The canonical record of an MT-RAG row (docs/formats.md/§7), with the source kept."""
     return parse_record(
         {
             "id": row["task_id"],

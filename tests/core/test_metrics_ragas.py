@@ -1,4 +1,4 @@
-"""ragas (SPEC §6.5): denominators from the record, average precision, legacy relevancy."""
+"""ragas (docs/metrics.md): denominators from the record, average precision, legacy relevancy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RGB (SPEC §6.2): per-record labels, RGB's string rules and the dataset rates."""
+"""RGB (docs/metrics.md): per-record labels, RGB's string rules and the dataset rates."""
 
 from __future__ import annotations
 

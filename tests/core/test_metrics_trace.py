@@ -1,4 +1,4 @@
-"""TRACe (SPEC §6.1): hand-computed cases for the three variants."""
+"""TRACe (docs/metrics.md): hand-computed cases for the three variants."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""parse_record (SPEC §3): validation errors name the offending field."""
+"""parse_record (docs/formats.md): validation errors name the offending field."""
 
 from __future__ import annotations
 

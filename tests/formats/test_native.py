@@ -1,4 +1,4 @@
-"""The native JSON Lines format and detection by content (SPEC §3, §7)."""
+"""The native JSON Lines format and detection by content (docs/formats.md)."""
 
 from __future__ import annotations
 

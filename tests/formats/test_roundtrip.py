@@ -1,5 +1,5 @@
 """Every fixture imports strictly, with one record per source record, and exports back
-JSON-equal (SPEC §7 round trip)."""
+JSON-equal (docs/formats.md round trip)."""
 
 from __future__ import annotations
 

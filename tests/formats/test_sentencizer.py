@@ -1,4 +1,4 @@
-"""The sentencizer (SPEC §4): Punkt with bundled parameters, CJK, exact substrings."""
+"""The sentencizer (docs/formats.md): Punkt with bundled parameters, CJK, exact substrings."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Nothing shown as done is lost: SIGKILL mid-labelling, and two writers at once.
 
-These run real processes against a real SQLite file (SPEC §8).
+These run real processes against a real SQLite file (docs/architecture.md).
 """
 
 from __future__ import annotations

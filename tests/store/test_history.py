@@ -8,7 +8,7 @@ import pytest
 
 from ragreview.core.errors import RagreviewError, RecordError
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, open_database
+from ragreview.store import history, importer, metric_rows, open_database
 from ragreview.store import records as store_records
 from ragreview.store import settings as store_settings
 
@@ -218,9 +218,9 @@ def test_settings(db) -> None:
         "rgb.variant": "reference",
         "longform.k": 100,
     }
-    store_settings.put(db, "ds", "trace.variant", "length")
-    store_settings.put(db, "ds", "longform.k", 64)
-    store_settings.put(db, "ds", "longform.k", 178)
+    metric_rows.put_setting(db, "ds", "trace.variant", "length")
+    metric_rows.put_setting(db, "ds", "longform.k", 64)
+    metric_rows.put_setting(db, "ds", "longform.k", 178)
     assert store_settings.get_all(db, "ds")["trace.variant"] == "length"
     assert store_settings.get_all(db, "ds")["longform.k"] == 178
     assert store_settings.get_all(db, "other")["trace.variant"] == "ragbench"
@@ -232,7 +232,7 @@ def test_settings(db) -> None:
         ("nope", 1),
     ]:
         with pytest.raises(RagreviewError):
-            store_settings.put(db, "ds", name, value)
+            metric_rows.put_setting(db, "ds", name, value)
     assert store_settings.get_all(db, "ds")["longform.k"] == 178
 
 

@@ -145,8 +145,8 @@ def test_incremental_sums_equal_a_rebuild(db):
 
 
 def test_settings_change_recomputes(db):
-    settings.put(db, "ds", "trace.variant", "capped20")
-    settings.put(db, "ds", "longform.k", 1)
+    metric_rows.put_setting(db, "ds", "trace.variant", "capped20")
+    metric_rows.put_setting(db, "ds", "longform.k", 1)
     assert_summary_matches_scratch(db)
     values = metric_rows.record_values(db, store_records.find(db, "t4", "ds").rowid)
     assert values["judge"]["trace.relevance"] == 4 / 20
@@ -156,22 +156,24 @@ def test_settings_change_recomputes(db):
 
 def test_settings_change_reports_progress_over_every_record(db):
     done: list[int] = []
-    assert settings.put(db, "ds", "trace.variant", "length", on_progress=done.append)
+    assert metric_rows.put_setting(db, "ds", "trace.variant", "length", on_progress=done.append)
     assert sum(done) == 16  # 12 trace + 4 long-form records
 
 
 def test_unchanged_setting_recomputes_nothing(db):
     done: list[int] = []
-    assert not settings.put(db, "ds", "longform.k", 100, on_progress=done.append)  # default
-    settings.put(db, "ds", "longform.k", 64)
-    assert not settings.put(db, "ds", "longform.k", 64, on_progress=done.append)
+    assert not metric_rows.put_setting(
+        db, "ds", "longform.k", 100, on_progress=done.append
+    )  # default
+    metric_rows.put_setting(db, "ds", "longform.k", 64)
+    assert not metric_rows.put_setting(db, "ds", "longform.k", 64, on_progress=done.append)
     assert done == []
     assert settings.get_all(db, "ds")["longform.k"] == 64
 
 
 def test_bulk_refresh_rebuilds_sums(db, monkeypatch):
     monkeypatch.setattr(metric_rows, "BULK", 3)
-    settings.put(db, "ds", "trace.variant", "length")
+    metric_rows.put_setting(db, "ds", "trace.variant", "length")
     assert_summary_matches_scratch(db)
 
 

@@ -1,4 +1,4 @@
-"""Every metric of SPEC §6 as pure functions of a record and one label layer.
+"""Every metric of docs/metrics.md as pure functions of a record and one label layer.
 
 ``record_metrics`` gives the public per-record values under their canonical names;
 ``record_values`` adds the components (names with a ``._`` such as ``rgb._rejection``)
@@ -70,7 +70,7 @@ def with_source(record: Record, source: Any) -> Record:
     """The record as its metrics must see it: MT-RAG's metrics read the original
     prediction, targets and passages (``Length`` counts the original characters, which
     sentencizing may not keep), so an MT-RAG record gets its parsed source object as
-    SPEC §3's ``source`` when the importer kept it aside. Every caller that computes a
+    docs/formats.md's ``source`` when the importer kept it aside. Every caller that computes a
     record's metrics (the stored rows, and any writer recomputing them) goes through
     this, so they cannot differ."""
     if record.task != "mtrag" or not isinstance(source, dict) or "source" in record.data:
@@ -94,7 +94,7 @@ def record_values(
 def record_metrics(
     record: Record, labels: Layer, settings: Mapping[str, Any], *, judge: Layer | None = None
 ) -> dict[str, float | None]:
-    """Every applicable per-record metric (SPEC §6 canonical names) for one label layer.
+    """Every applicable per-record metric (docs/metrics.md canonical names) for one label layer.
 
     ``judge``: the judge layer (also when ``labels`` is that layer), which RAGBench's
     raw label-list counts are relative to; give it to reproduce RAGBench's shipped scores

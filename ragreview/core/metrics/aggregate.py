@@ -5,7 +5,7 @@ Every per-record value (public or component) is kept per (dataset, layer, name) 
 how many records carry it undefined (None). That is enough for:
 
 * a per-record metric's dataset value: its mean over the records where it is defined,
-  under the same name (SPEC §9); None when it is defined on none of them;
+  under the same name (docs/architecture.md); None when it is defined on none of them;
 * how many records it is undefined on (counted, never averaged as 0);
 * the long-form family's population standard deviation (SAFE's ``np.std``), as
   ``<name>_std``;
@@ -86,7 +86,7 @@ def dataset_values(totals: Mapping[str, Sums], settings: Mapping[str, Any] | Non
             out[name] = _mean(totals, name)
             if name.startswith("longform."):
                 out[name + "_std"] = _std(totals, name)
-    # RGB (SPEC §6.2): accuracy over the non-negative records, rejection over noise
+    # RGB (docs/metrics.md): accuracy over the non-negative records, rejection over noise
     # rate 1, detection and correction over the counterfactual records; each None when
     # no record it runs over has anything to score.
     if _present(totals, "rgb._accuracy"):

@@ -21,7 +21,7 @@ def has_any(labels: Layer, names: tuple[str, ...]) -> bool:
 
 
 def source_record(record: Record, fmt: str) -> Mapping[str, Any] | None:
-    """The original source object (SPEC §3 ``source``) when it came from ``fmt``."""
+    """The original source object (docs/formats.md ``source``) when it came from ``fmt``."""
     source = record.data.get("source")
     if isinstance(source, Mapping) and source.get("format") == fmt:
         inner = source.get("record")

@@ -1,4 +1,4 @@
-"""Long-form factuality (SAFE / FActScore), SPEC §6.4, after SAFE's eval/metric_utils.py.
+"""Long-form factuality (SAFE / FActScore), docs/metrics.md, after SAFE's eval/metric_utils.py.
 
 Counts of ``fact`` labels over the record's own facts (S, NS, IR), precision
 S / (S + NS), recall@K = min(1, S / K), F1@K = 0 when S = 0 (SAFE returns 0 before

@@ -1,4 +1,4 @@
-"""MT-RAG per-record metrics, SPEC §6.3, after IBM/mt-rag-benchmark scripts/evaluation.
+"""MT-RAG per-record metrics, docs/metrics.md, after IBM/mt-rag-benchmark scripts/evaluation.
 
 Computed from text (``run_algorithmic.py``): ``mtrag.recall`` (token recall against the
 first target), ``mtrag.rouge_l`` (rougeL, no stemming), ``mtrag.extractiveness`` (max

@@ -1,4 +1,4 @@
-"""ragas per-record metrics, SPEC §6.5, after explodinggradients/ragas.
+"""ragas per-record metrics, docs/metrics.md, after explodinggradients/ragas.
 
 Denominators are the record's own items (statements, reference statements, contexts),
 never the number of verdicts a judge returned: an item without a verdict counts as

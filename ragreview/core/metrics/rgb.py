@@ -1,4 +1,4 @@
-"""RGB per-record metrics, SPEC §6.2 (RGB's own string rules are in ``core.rgb_rules``).
+"""RGB per-record metrics, docs/metrics.md (RGB's own string rules are in ``core.rgb_rules``).
 
 Per record, from labels: ``rgb.rejected``, ``rgb.correct`` (every answer part matched
 and not rejected: ``0 not in label and 1 in label`` in RGB's evalue.py, where a

@@ -1,4 +1,4 @@
-"""TRACe (RAGBench) per-record metrics, SPEC §6.1, three variants.
+"""TRACe (RAGBench) per-record metrics, docs/metrics.md, three variants.
 
 ``ragbench`` (default) reproduces the scores shipped in the RAGBench dataset: sentence
 counts, not lengths. RAGBench counted the *raw* label lists, duplicates and stray

@@ -1,4 +1,4 @@
-"""`ragreview judge`: label records with any OpenAI-compatible model (SPEC §11).
+"""`ragreview judge`: label records with any OpenAI-compatible model (README.md, Running the judge).
 
 Importing this package does not import openai; the client is created on first use.
 """

@@ -157,11 +157,6 @@ class SentenceList(VerticalScroll, can_focus=False):
     item; End goes to the bottom.
     """
 
-    class CursorMoved(Message):
-        def __init__(self, index: int) -> None:
-            self.index = index
-            super().__init__()
-
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.rows: list[ItemRow] = []
@@ -267,7 +262,6 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.rows[index].add_class("-cursor")
         if scroll:
             self._scroll_to_cursor()
-        self.post_message(self.CursorMoved(index))
 
     def step(self, delta: int) -> None:
         """``j``/``k``: next or previous item; before the first item, the record's top."""

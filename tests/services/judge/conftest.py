@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ragreview.cli.session import import_file
 from ragreview.store import open_database
 
-from .helpers import trace_records, write_jsonl
+from .helpers import import_into, trace_records, write_jsonl
 from .judge_server import JudgeServer
 
 
@@ -28,7 +27,7 @@ def trace_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def trace_db(trace_file: Path):
     db = open_database(trace_file.with_suffix(".ragreview.db"))
-    summary, errors = import_file(db, trace_file, "trace")
+    summary, errors = import_into(db, trace_file, "trace")
     assert summary.inserted == 8 and not errors
     yield db
     db.conn.close()

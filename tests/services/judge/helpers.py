@@ -40,6 +40,15 @@ EXPECTED_TRACE = {
 }
 
 
+def import_into(db, path: Path, dataset: str):
+    """Import ``path`` into ``db`` through the library's one import path."""
+    from ragreview import formats
+    from ragreview.services import importing
+
+    fmt, stream = formats.read(path)
+    return importing.store(db, path, dataset, fmt, stream, parallel=False)
+
+
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path

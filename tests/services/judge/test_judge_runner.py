@@ -177,8 +177,8 @@ def test_retry_after_header_forms():
 
 
 def test_auto_task_labels_every_kind_of_record(judge_server, tmp_path):
-    from ragreview.cli.session import import_file
     from ragreview.store import open_database
+    from tests.services.judge.helpers import import_into
 
     records = [
         {
@@ -219,7 +219,7 @@ def test_auto_task_labels_every_kind_of_record(judge_server, tmp_path):
     ]
     path = write_jsonl(tmp_path / "mixed.jsonl", records)
     db = open_database(tmp_path / "mixed.db")
-    import_file(db, path, "mixed")
+    import_into(db, path, "mixed")
     _, stats = run(db, "mixed", config(judge_server, task="auto"))
     assert (stats.labelled, stats.skipped, stats.errors) == (6, 1, 0)
     got = {
