@@ -1,4 +1,4 @@
-"""Export throughput against a minimal script, measured in the same run (SPEC §12).
+"""Export throughput against a minimal script, measured in the same run (docs/architecture.md).
 
 Generates the same RAGBench-style file as ``import_bench.py`` (default 100,000 rows),
 imports it into a ragreview DB and into the baseline's minimal DB (neither timed), then

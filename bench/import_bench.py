@@ -1,4 +1,4 @@
-"""Import throughput against a minimal script, measured in the same run (SPEC §12).
+"""Import throughput against a minimal script, measured in the same run (docs/architecture.md).
 
 Generates a RAGBench-style JSON Lines file (default 100,000 rows, 5 documents of 5–12
 sentences each) in a temporary folder, then times:

@@ -1,4 +1,4 @@
-"""One label override -> record metrics and dataset aggregates updated (SPEC §12).
+"""One label override -> record metrics and dataset aggregates updated (docs/architecture.md).
 
 Generates a 100,000-record RAGBench-style dataset (5 documents x 5-12 sentences,
 judge labels for relevance, utilization and support), imports it, then times label

@@ -1,6 +1,6 @@
 """Benchmark of ``ragreview open`` on a generated 100,000-record RAGBench-style DB.
 
-Measures (SPEC §12): time to the first rendered review screen, keypress → committed
+Measures (docs/architecture.md): time to the first rendered review screen, keypress → committed
 label and updated metrics (median / p99), and peak RSS with the DB open. Each figure
 is printed beside a baseline measured in the same run (a bare Textual app with one
 Static) so the numbers can be read on any machine.
