@@ -129,6 +129,24 @@ def percent_agreement(units: Sequence[Sequence[Hashable | None]]) -> float | Non
     return _ratio(agree, total)
 
 
+def coincidences(
+    units: Sequence[Sequence[Hashable | None]],
+) -> dict[tuple[Hashable, Hashable], float]:
+    """Krippendorff's coincidence matrix: each ordered pair of values from different
+    raters of a unit with m values adds 1/(m − 1); units with one value add none."""
+    out: dict[tuple[Hashable, Hashable], float] = {}
+    for unit in units:
+        values = [v for v in unit if v is not None]
+        m = len(values)
+        if m < 2:
+            continue
+        for i, a in enumerate(values):
+            for j, b in enumerate(values):
+                if i != j:
+                    out[(a, b)] = out.get((a, b), 0.0) + 1 / (m - 1)
+    return out
+
+
 def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable | None]]) -> float | None:
     """Krippendorff's α for nominal data, missing values allowed.
 
@@ -139,21 +157,12 @@ def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable | None]]) -> fl
     α = 1 − (n − 1) · D_o / Σ_{c≠k} n_c n_k. None when there is no disagreement to
     expect (fewer than two pairable values, or only one value used).
     """
-    coincidences: dict[tuple[Hashable, Hashable], float] = {}
-    for unit in units:
-        values = [v for v in unit if v is not None]
-        m = len(values)
-        if m < 2:
-            continue
-        for i, a in enumerate(values):
-            for j, b in enumerate(values):
-                if i != j:
-                    coincidences[(a, b)] = coincidences.get((a, b), 0.0) + 1 / (m - 1)
+    pairs = coincidences(units)
     totals: dict[Hashable, float] = {}
-    for (a, _), weight in coincidences.items():
+    for (a, _), weight in pairs.items():
         totals[a] = totals.get(a, 0.0) + weight
     n = sum(totals.values())
-    observed = sum(w for (a, b), w in coincidences.items() if a != b)
+    observed = sum(w for (a, b), w in pairs.items() if a != b)
     expected = n * n - sum(t * t for t in totals.values())  # Σ_{c≠k} n_c n_k
     if n <= 1 or expected <= 1e-12:
         return None

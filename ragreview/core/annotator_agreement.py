@@ -23,28 +23,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .agreement import krippendorff_alpha_nominal, spearman
+from .agreement import coincidences, krippendorff_alpha_nominal, spearman
 
 Units = Sequence[Sequence[Any]]  # per item, each annotator's value (None: not given)
-
-
-def _coincidences(units: Units) -> dict[tuple[Hashable, Hashable], float]:
-    """Krippendorff's coincidence matrix: each ordered pair of values from different
-    annotators of an item with m values adds 1/(m − 1); items with one value add none."""
-    out: dict[tuple[Hashable, Hashable], float] = {}
-    for unit in units:
-        values = [v for v in unit if v is not None]
-        m = len(values)
-        if m < 2:
-            continue
-        for i, a in enumerate(values):
-            for j, b in enumerate(values):
-                if i != j:
-                    out[(a, b)] = out.get((a, b), 0.0) + 1 / (m - 1)
-    return out
 
 
 def krippendorff_alpha_ordinal(units: Units) -> float | None:
@@ -53,9 +37,9 @@ def krippendorff_alpha_ordinal(units: Units) -> float | None:
     δ²(c, k) = (Σ_{g from c to k} n_g − (n_c + n_k)/2)², with n_g the marginal of value
     g; α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck. None without expected
     disagreement."""
-    coincidences = _coincidences(units)
+    pairs = coincidences(units)
     totals: dict[Any, float] = {}
-    for (a, _), weight in coincidences.items():
+    for (a, _), weight in pairs.items():
         totals[a] = totals.get(a, 0.0) + weight
     domain = sorted(totals)
     n = sum(totals.values())
@@ -68,7 +52,7 @@ def krippendorff_alpha_ordinal(units: Units) -> float | None:
         i, j = sorted((index[a], index[b]))
         return (cumulative[j + 1] - cumulative[i] - (totals[a] + totals[b]) / 2) ** 2
 
-    observed = math.fsum(w * delta2(a, b) for (a, b), w in coincidences.items() if a != b)
+    observed = math.fsum(w * delta2(a, b) for (a, b), w in pairs.items() if a != b)
     expected = math.fsum(
         totals[a] * totals[b] * delta2(a, b) for a in domain for b in domain if a != b
     )
