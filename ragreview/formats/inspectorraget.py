@@ -311,22 +311,15 @@ def patch(
     authors: Mapping[str, tuple[str, str | None]],
     scores_field: str,
 ) -> None:
-    """Write the record's overrides of declared labels as their authors' annotations."""
+    """Write the record's overrides of declared labels as their authors' annotations.
+    Any other override has no field here: it is left out, and the export's loss check
+    (``read_back``) names it before anything is written."""
     declared = item.record.data.get("rubric") or {}
     annotations = ev.setdefault(scores_field, {})
     for name, targets in item.human.items():
-        unchanged = {t for t, v in targets.items() if item.judge.get(name, {}).get(t) == v}
-        if name not in declared or set(targets) - unchanged - {"*"}:
-            if set(targets) - unchanged:
-                raise InputError(
-                    item.record.id,
-                    None,
-                    name,
-                    "an InspectorRAGet experiment has no field for this reviewed label: "
-                    "export --as ragreview",
-                )
+        if name not in declared or "*" not in targets:
             continue
-        if "*" not in targets or "*" in unchanged:
+        if item.judge.get(name, {}).get("*") == targets["*"]:
             continue
         value = targets["*"]
         who, reason = authors.get(name, (DEFAULT_REVIEWER, None))
@@ -335,3 +328,16 @@ def patch(
         reason_metric = declared[name].get("reason")
         if reason and reason_metric:
             annotations.setdefault(reason_metric, {}).setdefault(who, {})["value"] = reason
+
+
+def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The labels the file as written holds for the record: its overrides of the labels
+    it declares (written as an annotator's values; a re-import reads them as that
+    annotator's layer). Every other override is lost, and the export says so."""
+    declared = item.record.data.get("rubric") or {}
+    held = {
+        name: {"*": targets["*"]}
+        for name, targets in item.human.items()
+        if name in declared and "*" in targets
+    }
+    return {**{name: dict(targets) for name, targets in item.judge.items()}, **held}
