@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, parse_record
-from . import bulk, metric_bulk, metric_rows, reviewer_layers
+from . import bulk, history, metric_bulk, metric_rows, reviewer_layers
+from . import settings as store_settings
 from .db import write
 from .records import ImportSummary, content_hash, dumps, label_value, loads, now
 
@@ -137,85 +138,14 @@ def import_records(
     if the dataset's settings differ by the time the transaction starts, their metrics
     are recomputed.
     """
-    from . import history  # events for human labels carried by the file
-
     summary = ImportSummary()
     conn = db.conn
     with write(conn), _gc_paused():
-        conn.execute(
-            "INSERT INTO datasets (name, format, source_path, imported_at, source_document) "
-            "VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET format = excluded.format, "
-            "source_path = excluded.source_path, imported_at = excluded.imported_at, "
-            "source_document = excluded.source_document",
-            (dataset, fmt, source_path, now(), source_document),
-        )
-        existing = {
-            rid: (rowid, h, status)
-            for rowid, rid, h, status in conn.execute(
-                "SELECT rowid, id, content_hash, status FROM records WHERE dataset = ?", (dataset,)
-            )
-        }
-        has_human = {
-            r
-            for (r,) in conn.execute(
-                "SELECT DISTINCT h.record FROM human_labels h JOIN records r ON r.rowid = h.record "
-                "WHERE r.dataset = ?",
-                (dataset,),
-            )
-        }
-        settings = metric_rows._settings(db, dataset, {})
+        _upsert_dataset(conn, dataset, fmt, source_path, source_document)
+        settings = store_settings.get_all(db, dataset)
+        batch = _Batch(db, dataset, reviewer, source_path)
+        known = _Known(conn, dataset)
         trusted = prepared_with is None or prepared_with == settings
-        # rowid -> (record, judge layer) of the records since the last flush, so metrics
-        # need not read them back (and memory stays flat: only one batch is held)
-        batch: dict[int, tuple[Record, Layer]] = {}
-        fresh: list[tuple[int, metric_bulk.Values]] = []  # new, no human layer: bulk path
-        pending: set[int] = set()  # rowids since the last flush
-        judge_rows: list[tuple] = []
-        new_rows: list[tuple] = []
-        changed_rows: list[tuple] = []  # UPDATEs of known records whose content changed
-        moved_rows: list[tuple] = []  # (position, rowid) of unchanged known records
-        imported_human: list[tuple[int, Layer]] = []
-        reviewer_rows: dict[int, tuple] = {}  # rowid -> its named reviewers' labels
-        # New records get their rowids here so that records and label rows can go in
-        # by multi-row batches (the write transaction holds the DB to ourselves).
-        next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM records").fetchone()[0]
-
-        def flush() -> None:
-            # records first: judge_labels rows and events reference them
-            bulk.insert(conn, "records", RECORD_COLUMNS, new_rows)
-            replaced = [(r,) for *_, r in changed_rows] + [(r,) for _, r in moved_rows]
-            conn.executemany("DELETE FROM judge_labels WHERE record = ?", replaced)
-            conn.executemany("UPDATE records SET position = ? WHERE rowid = ?", moved_rows)
-            conn.executemany(
-                "UPDATE records SET position = ?, task = ?, data = ?, source = ?, "
-                "content_hash = ?, status = ? WHERE rowid = ?",
-                changed_rows,
-            )
-            bulk.insert(conn, "judge_labels", ("record", "name", "target", "value"), judge_rows)
-            for rowid, layer in imported_human:
-                for name, targets in layer.items():
-                    for target, value in targets.items():
-                        history.apply_change(
-                            conn,
-                            rowid,
-                            name,
-                            target,
-                            value,
-                            reviewer,
-                            kind="set",
-                            reason="imported from file",
-                        )
-            if reviewer_rows:
-                reviewer_layers.replace(conn, source_path or dataset, reviewer_rows)
-            metric_bulk.store(conn, metric_bulk.rows_for_new(dataset, fresh))
-            metric_rows.refresh(db, list(batch), known=batch)
-            reviewer_rows.clear()
-            for rows in (new_rows, judge_rows, changed_rows, moved_rows, fresh, imported_human):
-                rows.clear()
-            batch.clear()
-            pending.clear()
-
         unreported = 0  # records stored since the last progress report (one per batch)
         # id -> position of every record of this import. The readers give every record
         # an id of its own; should one repeat anyway, the first stays (never a silent
@@ -231,68 +161,171 @@ def import_records(
                 summary.repeated.append((prep.id, stored[prep.id], prep.position))
                 continue
             stored[prep.id] = prep.position
-            # hashed here, not in prepare: the worker process is the busier one
-            digest = content_hash(prep.data, prep.source)
-            known = existing.get(prep.id)
-            if known is None:
-                rowid = next_rowid
-                next_rowid += 1
-                new_rows.append(
-                    (
-                        rowid,
-                        dataset,
-                        prep.id,
-                        prep.position,
-                        prep.task,
-                        prep.data,
-                        prep.source,
-                        digest,
-                    )
-                )
-                existing[prep.id] = (rowid, digest, "unreviewed")
-                summary.inserted += 1
-                if prep.human or not trusted:
-                    item = item or _item(prep)
-                    if item.human:
-                        imported_human.append((rowid, item.human))
-                    batch[rowid] = (item.record, item.judge)
-                else:
-                    fresh.append((rowid, prep.metrics))
-            else:
-                rowid, old_digest, status = known
-                if old_digest == digest:
-                    moved_rows.append((prep.position, rowid))
-                    summary.unchanged += 1
-                else:
-                    new_status = (
-                        "stale" if (status != "unreviewed" or rowid in has_human) else status
-                    )
-                    changed_rows.append(
-                        (
-                            prep.position,
-                            prep.task,
-                            prep.data,
-                            prep.source,
-                            digest,
-                            new_status,
-                            rowid,
-                        )
-                    )
-                    existing[prep.id] = (rowid, digest, new_status)
-                    summary.updated += 1
-                    summary.stale += new_status == "stale"
-                item = item or _item(prep)
-                batch[rowid] = (item.record, item.judge)
-            pending.add(rowid)
-            if prep.reviewers and (known is None or old_digest != digest):
-                reviewer_rows[rowid] = prep.reviewers
-            judge_rows.extend([(rowid, *row) for row in prep.judge])
-            if len(pending) >= METRIC_BATCH or len(judge_rows) > 20_000:
-                flush()
+            _store_one(batch, known, summary, prep, item, trusted)
+            if batch.full():
+                batch.flush()
                 if on_progress is not None:
                     on_progress(unreported)
                 unreported = 0
-        flush()
+        batch.flush()
         if on_progress is not None and unreported:
             on_progress(unreported)
     return summary
+
+
+def _upsert_dataset(
+    conn: Any, dataset: str, fmt: str, source_path: str | None, source_document: str | None
+) -> None:
+    conn.execute(
+        "INSERT INTO datasets (name, format, source_path, imported_at, source_document) "
+        "VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET format = excluded.format, "
+        "source_path = excluded.source_path, imported_at = excluded.imported_at, "
+        "source_document = excluded.source_document",
+        (dataset, fmt, source_path, now(), source_document),
+    )
+
+
+class _Known:
+    """What the dataset already holds: each id's rowid, content hash and status, and
+    which records carry human labels (a changed one of those becomes stale)."""
+
+    def __init__(self, conn: Any, dataset: str) -> None:
+        self.records: dict[str, tuple[int, str, str]] = {
+            rid: (rowid, h, status)
+            for rowid, rid, h, status in conn.execute(
+                "SELECT rowid, id, content_hash, status FROM records WHERE dataset = ?", (dataset,)
+            )
+        }
+        self.with_human = {
+            r
+            for (r,) in conn.execute(
+                "SELECT DISTINCT h.record FROM human_labels h JOIN records r ON r.rowid = h.record "
+                "WHERE r.dataset = ?",
+                (dataset,),
+            )
+        }
+        # New records get their rowids here so that records and label rows can go in
+        # by multi-row batches (the write transaction holds the DB to ourselves).
+        self.next_rowid = conn.execute(
+            "SELECT coalesce(max(rowid), 0) + 1 FROM records"
+        ).fetchone()[0]
+
+
+def _store_one(
+    batch: _Batch,
+    known: _Known,
+    summary: ImportSummary,
+    prep: Prepared,
+    item: ImportItem | None,
+    trusted: bool,
+) -> None:
+    """Queue one record: new, unchanged (only its position may move) or changed."""
+    # hashed here, not in prepare: the worker process is the busier one
+    digest = content_hash(prep.data, prep.source)
+    found = known.records.get(prep.id)
+    if found is None:
+        rowid = known.next_rowid
+        known.next_rowid += 1
+        batch.new_rows.append(
+            (
+                rowid,
+                batch.dataset,
+                prep.id,
+                prep.position,
+                prep.task,
+                prep.data,
+                prep.source,
+                digest,
+            )
+        )
+        known.records[prep.id] = (rowid, digest, "unreviewed")
+        summary.inserted += 1
+        if prep.human or not trusted:
+            item = item or _item(prep)
+            if item.human:
+                batch.imported_human.append((rowid, item.human))
+            batch.known[rowid] = (item.record, item.judge)
+        else:  # metrics as prepared: the bulk path
+            batch.fresh.append((rowid, prep.metrics))
+    else:
+        rowid, old_digest, status = found
+        if old_digest == digest:
+            batch.moved_rows.append((prep.position, rowid))
+            summary.unchanged += 1
+        else:
+            stale = status != "unreviewed" or rowid in known.with_human
+            new_status = "stale" if stale else status
+            batch.changed_rows.append(
+                (prep.position, prep.task, prep.data, prep.source, digest, new_status, rowid)
+            )
+            known.records[prep.id] = (rowid, digest, new_status)
+            summary.updated += 1
+            summary.stale += new_status == "stale"
+        item = item or _item(prep)
+        batch.known[rowid] = (item.record, item.judge)
+    batch.pending.add(rowid)
+    if prep.reviewers and (found is None or found[1] != digest):
+        batch.reviewer_rows[rowid] = prep.reviewers
+    batch.judge_rows.extend([(rowid, *row) for row in prep.judge])
+
+
+class _Batch:
+    """The rows of the records queued since the last flush, written together: records
+    first (judge labels and events reference them), then labels, events and metric
+    rows. Only one batch is held, so memory stays flat."""
+
+    def __init__(
+        self, db: sqlite_utils.Database, dataset: str, reviewer: str, source_path: str | None
+    ) -> None:
+        self.db, self.dataset, self.reviewer, self.source_path = db, dataset, reviewer, source_path
+        self._clear()
+
+    def _clear(self) -> None:
+        # rowid -> (record, judge layer), so metrics need not read them back
+        self.known: dict[int, tuple[Record, Layer]] = {}
+        self.fresh: list[tuple[int, metric_bulk.Values]] = []  # new, no human layer
+        self.pending: set[int] = set()  # rowids since the last flush
+        self.judge_rows: list[tuple] = []
+        self.new_rows: list[tuple] = []
+        self.changed_rows: list[tuple] = []  # UPDATEs of known records whose content changed
+        self.moved_rows: list[tuple] = []  # (position, rowid) of unchanged known records
+        self.imported_human: list[tuple[int, Layer]] = []
+        self.reviewer_rows: dict[int, tuple] = {}  # rowid -> its named reviewers' labels
+
+    def full(self) -> bool:
+        return len(self.pending) >= METRIC_BATCH or len(self.judge_rows) > 20_000
+
+    def flush(self) -> None:
+        conn = self.db.conn
+        bulk.insert(conn, "records", RECORD_COLUMNS, self.new_rows)
+        replaced = [(r,) for *_, r in self.changed_rows] + [(r,) for _, r in self.moved_rows]
+        conn.executemany("DELETE FROM judge_labels WHERE record = ?", replaced)
+        conn.executemany("UPDATE records SET position = ? WHERE rowid = ?", self.moved_rows)
+        conn.executemany(
+            "UPDATE records SET position = ?, task = ?, data = ?, source = ?, "
+            "content_hash = ?, status = ? WHERE rowid = ?",
+            self.changed_rows,
+        )
+        bulk.insert(conn, "judge_labels", ("record", "name", "target", "value"), self.judge_rows)
+        self._human_labels_from_the_file()
+        if self.reviewer_rows:
+            reviewer_layers.replace(conn, self.source_path or self.dataset, self.reviewer_rows)
+        metric_bulk.store(conn, metric_bulk.rows_for_new(self.dataset, self.fresh))
+        metric_rows.refresh(self.db, list(self.known), known=self.known)
+        self._clear()
+
+    def _human_labels_from_the_file(self) -> None:
+        for rowid, layer in self.imported_human:
+            for name, targets in layer.items():
+                for target, value in targets.items():
+                    history.apply_change(
+                        self.db.conn,
+                        rowid,
+                        name,
+                        target,
+                        value,
+                        self.reviewer,
+                        kind="set",
+                        reason="imported from file",
+                    )
