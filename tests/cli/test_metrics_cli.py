@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.test_metrics_longform import factscore_facts
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "fixtures"
 
@@ -94,17 +96,11 @@ def test_variant_setting_changes_metrics(demo, tmp_path):
 
 
 def _factscore_as_native(src: Path, dst: Path) -> None:
-    """Canonical records from FActScore rows (docs/formats.md): the human-atomic-facts with their
-    labels as the judge layer; ``annotations: null`` is an abstention (no facts)."""
+    """Canonical records from FActScore rows, their facts' labels as the judge layer."""
     with dst.open("w") as out:
         for n, line in enumerate(src.read_text().splitlines(), 1):
             row = json.loads(line)
-            facts, labels = [], {}
-            for sentence in row["annotations"] or []:
-                for fact in sentence.get("human-atomic-facts") or []:
-                    key = f"f{len(facts) + 1}"
-                    facts.append([key, fact["text"], None])
-                    labels[key] = fact["label"]
+            facts, labels = factscore_facts(row)
             obj = {"id": f"{n}", "task": "longform", "question": row["input"], "facts": facts}
             obj["labels"] = {"judge": {"fact": labels}}
             out.write(json.dumps(obj) + "\n")

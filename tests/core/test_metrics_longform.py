@@ -74,16 +74,24 @@ def test_dataset_mean_and_population_std_skip_abstentions():
     assert out["longform.f1_at_k_std"] == pytest.approx(1 / 3)  # population std of {2/3, 0}
 
 
+def factscore_facts(row: dict) -> tuple[list, dict]:
+    """A FActScore row's facts (docs/formats.md: the human-atomic-facts, keyed f1, f2, …)
+    and their labels; ``annotations: null`` is an abstention (no facts). Written here
+    independently of the adapter, as the reference the tests compare it with."""
+    facts, labels = [], {}
+    for sentence in row["annotations"] or []:
+        for fact in sentence.get("human-atomic-facts") or []:
+            key = f"f{len(facts) + 1}"
+            facts.append([key, fact["text"], None])
+            labels[key] = fact["label"]
+    return facts, labels
+
+
 def factscore_records(path: Path):
-    """FActScore rows as canonical records (docs/formats.md: facts are the human-atomic-facts)."""
+    """FActScore rows as canonical records, with their labels as a layer."""
     for line in path.read_text().splitlines():
         row = json.loads(line)
-        facts, labels = [], {}
-        for sentence in row["annotations"] or []:
-            for fact in sentence.get("human-atomic-facts") or []:
-                key = f"f{len(facts) + 1}"
-                facts.append([key, fact["text"], None])
-                labels[key] = fact["label"]
+        facts, labels = factscore_facts(row)
         yield (
             parse_record({"id": row["topic"], "task": "longform", "facts": facts}),
             {"fact": labels},

@@ -292,9 +292,15 @@ def test_import_bulk_path_stores_what_refresh_stores(tmp_path):
         assert got[5:] == pytest.approx(want[5:], abs=1e-12)
 
 
-def _as_before_m009(database):
+COUNT_ONLY = (
+    "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+    "SELECT 'ds', 'judge', 'record._count', count(*), count(*), count(*) FROM records"
+)
+
+
+def _as_before_m009(database, sums: str = COUNT_ONLY):
     """Leave the DB as the build before m009 did: undefined stored as 0.0, no
-    ``undefined`` column, m009 not applied."""
+    ``undefined`` column, m009 not applied, and the running sums ``sums`` inserts."""
     with database.conn:
         database.conn.execute("UPDATE record_metrics SET value = 0.0 WHERE value IS NULL")
         database.conn.execute("DELETE FROM metric_totals")
@@ -302,10 +308,7 @@ def _as_before_m009(database):
         database.conn.execute(
             "DELETE FROM _sqlite_migrations WHERE name = 'm009_metrics_undefined'"
         )
-        database.conn.execute(
-            "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
-            "SELECT 'ds', 'judge', 'record._count', count(*), count(*), count(*) FROM records"
-        )
+        database.conn.execute(sums)
     path = database.conn.execute("PRAGMA database_list").fetchone()[2]
     database.conn.close()
     return open_database(path)
@@ -341,20 +344,11 @@ def test_upgrade_to_m009_recomputes_metrics_that_used_to_be_0(tmp_path):
         {"id": "q1", "task": "rgb-noise", "noise_rate": 0.4, "answer_parts": [["Paris"]]}
     )
     importer.import_records(database, "ds", "rgb", None, [ImportItem(1, data_row, {})])
-    with database.conn:  # as the build before m009 left it
-        database.conn.execute("UPDATE record_metrics SET value = 0.0 WHERE value IS NULL")
-        database.conn.execute("DELETE FROM metric_totals")
-        database.conn.execute("ALTER TABLE metric_totals DROP COLUMN undefined")
-        database.conn.execute(
-            "DELETE FROM _sqlite_migrations WHERE name = 'm009_metrics_undefined'"
-        )
-        database.conn.execute(
-            "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
-            "VALUES ('ds', 'judge', 'rgb.correct', 1, 0.0, 0.0)"
-        )
-    database.conn.close()
-
-    upgraded = open_database(path)
+    upgraded = _as_before_m009(
+        database,
+        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
+        "VALUES ('ds', 'judge', 'rgb.correct', 1, 0.0, 0.0)",
+    )
     summary = metric_rows.dataset_summary(upgraded, "ds")
     assert summary["judge"]["rgb.correct"] is None and summary["judge"]["rgb.accuracy"] is None
     assert summary["undefined"]["judge"]["rgb.correct"] == 1
