@@ -18,6 +18,7 @@ at least 0.5.
 from __future__ import annotations
 
 import filecmp
+import os
 import sqlite3
 import sys
 import time
@@ -51,9 +52,13 @@ def main() -> None:
 
     base_times, ours_times = [], []
     for _ in range(args.repeat):
+        # Flush what the previous run left dirty in the page cache first: otherwise its
+        # writeback lands on whichever export runs next (ragreview's syncs its file).
+        os.sync()
         t = time.perf_counter()
         baseline_export(folder / "baseline.db", folder / "baseline-out.jsonl")
         base_times.append(time.perf_counter() - t)
+        os.sync()
         t = time.perf_counter()
         out = folder / "ragreview-out.jsonl"
         ragreview("export", folder / "ragreview.db", "--out", out, "--force")  # runs 2, 3 replace
