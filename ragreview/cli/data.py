@@ -114,16 +114,14 @@ def export_cmd(
                 raise click.ClickException("--as parquet needs a file for --out")
             from ..services import parquet_export
 
-            destination = Path(out_path)
-            export.check_destination(
-                destination, export.protected_paths(opened.db, *protect), force
-            )
             count = parquet_export.write_file(
                 opened.db,
                 opened.dataset,
-                destination,
+                Path(out_path),
                 reviewed_only=reviewed_only,
                 allow_loss=allow_loss,
+                force=force,
+                protect=protect,
             )
             click.echo(printable(f"wrote {count} records to {out_path} as parquet"), err=True)
             return

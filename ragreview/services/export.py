@@ -200,6 +200,18 @@ def check_destination(out: Path, protected: Iterable[Path], force: bool) -> None
         raise RagreviewError(f"{out} already exists: give --force to replace it")
 
 
+def temp_beside(path: Path) -> tuple[Path, int]:
+    """A new temporary file in ``path``'s folder (so it can be renamed over ``path``),
+    under a unique name, created exclusively: never an existing file of the user's.
+    Returns its path and an open descriptor for writing."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
+    except OSError as err:
+        raise RagreviewError(f"{path}: cannot write: {err.strerror}") from None
+    return tmp, fd
+
+
 def write_file(
     db: sqlite_utils.Database,
     dataset: str,
@@ -216,11 +228,7 @@ def write_file(
     synced, then renamed over ``path``, so a reader never sees half a file and a failed
     export (a full disk, Ctrl-C) leaves the previous file in place."""
     check_destination(path, protected_paths(db, *protect), force)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
-    except OSError as err:
-        raise RagreviewError(f"{path}: cannot write: {err.strerror}") from None
+    tmp, fd = temp_beside(path)
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
             count = write(db, dataset, fmt, fh, **options)

@@ -9,7 +9,8 @@ converted by ``formats.parquet`` (two passes: the column types, then the rows).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,13 +42,19 @@ def write_file(
     *,
     reviewed_only: bool = False,
     allow_loss: bool = False,
+    force: bool = False,
+    protect: Iterable[str | Path] = (),
     on_record: Callable[[], None] | None = None,
 ) -> int:
     """Write ``dataset`` to the parquet file ``out`` atomically; the record count.
-    Refuses, like ``--as source``, when the source rows would lose labels."""
+    Refuses, like ``--as source``, when the source rows would lose labels, and guards
+    ``out`` like every export (``export.check_destination``)."""
     parquet_rows._pyarrow(out)  # one clear line before any work when pyarrow is missing
-    rows = out.with_name(out.name + ".rows.tmp")
-    tmp = out.with_name(out.name + ".tmp")
+    export.check_destination(out, export.protected_paths(db, *protect), force)
+    rows, rows_fd = export.temp_beside(out)
+    os.close(rows_fd)
+    tmp, tmp_fd = export.temp_beside(out)
+    os.close(tmp_fd)
     try:
         for fmt in (export.resolve_format(db, dataset, "source"), native.NAME):
             with rows.open("w", encoding="utf-8", newline="") as fh:
