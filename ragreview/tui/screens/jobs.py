@@ -25,10 +25,17 @@ class ReviewJobs(Screen[None]):
     screen: they post a ``JobDone`` message, which ``ReviewScreen`` handles."""
 
     class JobDone(Message):
-        def __init__(self, message: str, severity: str, rowid: int | None = None) -> None:
+        def __init__(
+            self,
+            message: str,
+            severity: str,
+            rowid: int | None = None,
+            written: Path | None = None,
+        ) -> None:
             self.message = message
             self.severity = severity
             self.rowid = rowid  # the record a re-judge changed
+            self.written = written  # the file an export wrote (a browser gets a copy)
             super().__init__()
 
     def __init__(self, review: Review) -> None:
@@ -60,7 +67,7 @@ class ReviewJobs(Screen[None]):
             return
         suffix = export.source_suffix(self.review.db, self.review.dataset)
         out = export.reviewed_path(path, self.review.dataset, suffix)
-        self.notify(printable(f"exporting to {out}…"), markup=False)
+        self.notify(f"exporting to {out}…")  # App.notify shows it literally
         self._export(path, out)
 
     @work(thread=True, group="export")
@@ -75,17 +82,12 @@ class ReviewJobs(Screen[None]):
             # point of exporting again); the DB and the input files stay protected
             count = export.write_file(db, self.review.dataset, fmt, out, force=True)
         except RagreviewError as err:
-            self.app.call_from_thread(
-                self.notify, printable(str(err)), severity="error", markup=False
-            )
+            self.post_message(self.JobDone(str(err), "error"))
             return
         finally:
             db.conn.close()
-        self.post_message(
-            self.JobDone(f"exported {count} records as {fmt} to {out}", "information")
-        )
-        if self.app.is_web:  # served to a browser: the file is on the server, send a copy
-            self.app.call_from_thread(self.app.deliver_binary, out)
+        done = f"exported {count} records as {fmt} to {out}"
+        self.post_message(self.JobDone(done, "information", written=out))
 
     # -- re-judge ---------------------------------------------------------------------
 
@@ -102,7 +104,7 @@ class ReviewJobs(Screen[None]):
             model = (text or "").strip()
             if text is None or not model:
                 return
-            self.notify(printable(f"asking {model} about {record_id}…"), markup=False)
+            self.notify(f"asking {model} about {record_id}…")
             self._rejudge(browse.database_path(self.review.db), rowid, model, base)
 
         endpoint = base.base_url or "the default endpoint ($OPENAI_BASE_URL)"

@@ -388,6 +388,9 @@ class RecordScreen(ReviewJobs):
 
     def on_review_jobs_job_done(self, done: ReviewJobs.JobDone) -> None:
         self.notify(done.message, severity=done.severity)  # type: ignore[arg-type]
+        if done.written is not None and self.app.is_web:
+            # served to a browser: the file is on the server, send the browser a copy
+            self.app.deliver_binary(done.written)
         rowid = done.rowid
         if rowid is None:
             return
