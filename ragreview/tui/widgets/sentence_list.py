@@ -16,7 +16,6 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...core.safe_text import printable
 from ..model import Item, Mark, Review
 from ..text import append, literal
 
@@ -139,10 +138,10 @@ def _info(stored) -> Text:
         append(text, f" · {stored.record.task}")
     status = stored.status
     if status == "reviewed" and stored.reviewed_by:
-        status += f" by {printable(stored.reviewed_by)}"
+        status += f" by {stored.reviewed_by}"
     elif status == "stale":
         status += ": changed since it was reviewed"
-    text.append(f" · {status}")
+    append(text, f" · {status}")  # the reviewer's name is untrusted text
     if stored.note:
         text.append("\n✎ ")
         append(text, stored.note)
