@@ -159,6 +159,16 @@ def aggregate(values: Sequence[Any], aggregator: str, numeric: Mapping[Any, floa
     return math.fsum(numbers) / len(numbers)
 
 
+def numeric_values(entry: Mapping[str, Any]) -> dict[Any, float]:
+    """A categorical metric's declared ``numeric_value`` per value (its rubric entry)."""
+    numeric: dict[Any, float] = {}
+    if entry.get("kind") == "choice":
+        for value, number in zip(entry.get("choices") or [], entry.get("numeric") or []):
+            if number is not None:
+                numeric[value] = float(number)
+    return numeric
+
+
 # -- the report ------------------------------------------------------------------------
 
 Item = tuple[Mapping[str, Any], Mapping[str, float | None]]  # (annotator -> value, scores)
@@ -169,11 +179,7 @@ def metric_report(entry: Mapping[str, Any], items: Sequence[Item]) -> dict[str, 
 
     ``entry`` is the metric's rubric declaration; ``items`` per record the annotators'
     values of this metric and the record's scores."""
-    numeric: dict[Any, float] = {}
-    if entry.get("kind") == "choice":
-        for value, number in zip(entry.get("choices") or [], entry.get("numeric") or []):
-            if number is not None:
-                numeric[value] = float(number)
+    numeric = numeric_values(entry)
     annotators = list(dict.fromkeys(who for given, _ in items for who in given))
 
     units = [[given.get(who) for who in annotators] for given, _ in items]

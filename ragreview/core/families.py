@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import rubric
 from .keys import context_key, fact_key, reference_statement_key, statement_key
 from .record import Record
 
@@ -46,6 +47,8 @@ class Family:
     counts: tuple[str, ...] = ()  # metrics that count (shown without decimals)
     editable: tuple[str, ...] = ()  # item kinds a reviewer may add, delete, edit, split
     reasons: Callable[[Record, Any], Reasons] = field(default=lambda rec, src: {})
+    # a record is in the family whatever its task when this says so (a rubric it carries)
+    claims: Callable[[Record], bool] | None = None
 
     def owns_task(self, task: str | None) -> bool:
         if not task:
@@ -139,6 +142,10 @@ def _ragas_reasons(rec: Record, src: Any) -> Reasons:
     return out
 
 
+def _declares_rubric(rec: Record) -> bool:
+    return bool(rubric.metric_names(rec))
+
+
 def _toggle(action: str, key: str, word: str, **labels: str) -> KeyUse:
     return KeyUse(action, key, word, labels)
 
@@ -229,7 +236,24 @@ RAGAS = Family(
     reasons=_ragas_reasons,
 )
 
-FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS)
+# The human metrics an InspectorRAGet record declares (core.rubric): its keys act on the
+# metric chosen with `w`, not on one fixed label, so they name RUBRIC_LABEL instead.
+RUBRIC_LABEL = "<declared metric>"
+RUBRIC = Family(
+    "rubric",
+    "InspectorRAGet rubric",
+    keys=(
+        _toggle("next-metric", "w", "metric", record=RUBRIC_LABEL),
+        _toggle("step-up", "+", "higher", record=RUBRIC_LABEL),
+        _toggle("step-down", "-", "lower", record=RUBRIC_LABEL),
+    ),
+    item_labels={},
+    metrics=("rubric.",),
+    first=("response",),
+    claims=_declares_rubric,
+)
+
+FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC)
 BY_NAME = {f.name: f for f in FAMILIES}
 _FAMILY_OF_LABEL = {name: f for f in FAMILIES for name in f.labels()}
 
@@ -238,7 +262,7 @@ def families_of(record: Record, layers: tuple[Mapping[str, Any], ...] = ()) -> t
     """The families a record belongs to: its task's, plus any whose labels a layer gives
     it. A record that says nothing (no known task, no labels) gets every family (ragas
     only with statements)."""
-    found = [f for f in FAMILIES if f.owns_task(record.task)]
+    found = [f for f in FAMILIES if f.owns_task(record.task) or (f.claims and f.claims(record))]
     for layer in layers:
         for name in layer:
             family = _FAMILY_OF_LABEL.get(name)
@@ -249,7 +273,7 @@ def families_of(record: Record, layers: tuple[Mapping[str, Any], ...] = ()) -> t
     # a ragas context verdict repeats on every sentence of a document: only where the
     # record has ragas' statements
     ragas = bool(record.statements or record.reference_statements)
-    return tuple(f for f in FAMILIES if f is not RAGAS or ragas)
+    return tuple(f for f in FAMILIES if (f is not RAGAS or ragas) and f.claims is None)
 
 
 def family_of_label(name: str) -> Family:

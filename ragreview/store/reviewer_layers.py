@@ -122,3 +122,29 @@ def annotator_report(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] 
         if isinstance(rubric, dict) and rubric:
             per_record.append((rubric, given, obj.get("scores") or {}))
     return report(per_record) if per_record else None
+
+
+def of_record(db: sqlite_utils.Database, rowid: int) -> list[tuple[str, str, Any, str | None]]:
+    """(reviewer, label name, value, reason) of the record's record-level reviewer
+    labels, in the order the reviewers were first seen."""
+    return [
+        (who, name, loads(value), reason)
+        for who, name, value, reason in db.conn.execute(
+            "SELECT s.reviewer, l.name, l.value, l.reason FROM reviewer_labels l "
+            "JOIN merge_sources s ON s.id = l.source WHERE l.record = ? AND l.target = '*' "
+            "ORDER BY s.id, l.name",
+            (rowid,),
+        )
+    ]
+
+
+def record_level_overrides(db: sqlite_utils.Database, dataset: str) -> dict[int, dict[str, Any]]:
+    """{rowid: {label name: value}} of the dataset's record-level human labels."""
+    out: dict[int, dict[str, Any]] = {}
+    for rowid, name, value in db.conn.execute(
+        "SELECT h.record, h.name, h.value FROM human_labels h "
+        "JOIN records r ON r.rowid = h.record WHERE r.dataset = ? AND h.target = '*'",
+        (dataset,),
+    ):
+        out.setdefault(rowid, {})[name] = loads(value)
+    return out

@@ -19,6 +19,7 @@ from ..store import browse, history, item_edits, judge_store, metric_rows
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
+from .rubric import RubricView
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
     import sqlite_utils
@@ -141,6 +142,7 @@ class Review:
         self.editable: tuple[str, ...] = ()  # item kinds the reviewer may add, delete, …
         self._effective: dict[str, dict[str, Value]] = {}
         self._total: int | None = None
+        self.rubric = RubricView(db, dataset)  # human metrics a record declares itself
 
     # -- the open record --------------------------------------------------------------
 
@@ -159,6 +161,7 @@ class Review:
         first = tuple(k for f in self.families for k in f.first)
         self.items = items_of(rec, first)
         self.revealed = not self.blind
+        self.rubric.open(rec, rowid)  # its metrics exactly when the rubric family applies
         self._declare(rec)
 
     def _declare(self, rec: Record) -> None:
@@ -180,10 +183,13 @@ class Review:
         self.keys = keys
         self.item_labels = {kind: tuple(names) for kind, names in rows.items()}
         settable = {name for labels in keys.values() for name in labels.values()}
-        self.verdict_names = tuple(
-            n
-            for n in VERDICT_ORDER
-            if n in settable and any(n in f.verdicts for f in self.families)
+        self.verdict_names = (
+            tuple(
+                n
+                for n in VERDICT_ORDER
+                if n in settable and any(n in f.verdicts for f in self.families)
+            )
+            + self.rubric.names
         )
         self.reasons = fam.reasons(rec, self.families, self.stored.source)
         self.editable = tuple(k for f in self.families for k in f.editable)
@@ -251,7 +257,7 @@ class Review:
         human = target in human_targets
         judge = value_of(self.stored.judge, name, target)
         if self.hidden:
-            value = human_targets[target] if human else CATALOGUE[name].default
+            value = human_targets[target] if human else value_of({}, name, target)
             return Mark(name, value, None, human, False)
         value = value_of(self._effective, name, target)
         return Mark(name, value, judge, human, human and value != judge)
@@ -262,7 +268,7 @@ class Review:
 
     def verdicts(self) -> list[Mark]:
         """The record-level verdicts its families declare (and whose key applies)."""
-        return [self.mark(name, "*") for name in self.verdict_names]
+        return [self.mark(name, "*") for name in self.verdict_names if name in CATALOGUE]
 
     def reason(self, name: str, target: str) -> str | None:
         return None if self.hidden else self.reasons.get((name, target))
@@ -322,6 +328,8 @@ class Review:
         """Drop the human labels of an item (or of the record's verdicts when None)."""
         assert self.stored is not None
         names = self.item_labels.get(item.kind, ()) if item else self.verdict_names
+        if item is None and self.rubric.active:  # a declared metric: the active one only
+            names = (self.rubric.active,)
         done = 0
         for name in names:
             target = item.target(name) if item else "*"

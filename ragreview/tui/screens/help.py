@@ -20,6 +20,7 @@ MARKS = (
     ("C · ?", "the sentence's whole context is useful / not / no verdict (ragas)"),
     ("← 0a 0b", "supporting document sentences of a response sentence"),
     ("≠", "your label differs from the judge's (reverse video)"),
+    ("▸ A B", "the human metric + and - step; annotators' values (InspectorRAGet)"),
     ("bold", "a label you set that agrees with the judge"),
     ("✓ ! ·", "in the list: reviewed / stale / unreviewed; ✎ has a note"),
 )

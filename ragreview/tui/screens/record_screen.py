@@ -17,6 +17,7 @@ from textual.message import Message
 from ...core.errors import RagreviewError, RecordError
 from ...store import browse, metric_rows
 from .. import actions
+from .. import rubric as rubric_panel
 from ..model import Review
 from ..others import WATCH_EVERY_S, OtherReviewers
 from ..widgets.header import ReviewHeader
@@ -132,16 +133,31 @@ class RecordScreen(ReviewJobs):
         if rows or index is not None:
             self.sentences.refresh_marks(self.review, index)
         self.sentences.refresh_info(self.review)
-        self.query_one(VerdictBar).show(self.review.verdicts(), self.review.hidden)
-        self.query_one(MetricsPanel).show(
-            metric_rows.record_values(self.review.db, self.review.rowid),
-            metric_rows.dataset_summary(
-                self.review.db, self.review.dataset, known_settings=self.review.settings
-            ),
-            self.review.hidden,
-            self.review.metric_prefixes(),
-            self.review.metric_counts(),
+        rubric, hidden = self.review.rubric, self.review.hidden
+        assert self.review.stored is not None
+        human = self.review.stored.human
+        self.query_one(VerdictBar).show(
+            self.review.verdicts(),
+            hidden,
+            rubric.lines(human, hidden) if rubric.names else None,
+            rubric.letters() if rubric.names and not hidden else None,
         )
+        if rubric.names:  # declared human metrics: the annotators' aggregate → yours
+            record, dataset, single = rubric.panel(human)
+            counts = frozenset(rubric_panel.PREFIX + n for n in rubric.names) | single
+            self.query_one(MetricsPanel).show(
+                record, dataset, hidden, (rubric_panel.PREFIX,), counts, single
+            )
+        else:
+            self.query_one(MetricsPanel).show(
+                metric_rows.record_values(self.review.db, self.review.rowid),
+                metric_rows.dataset_summary(
+                    self.review.db, self.review.dataset, known_settings=self.review.settings
+                ),
+                hidden,
+                self.review.metric_prefixes(),
+                self.review.metric_counts(),
+            )
         self.records.invalidate(self.review.rowid)
         self.refresh_header()
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from ...core import rubric
 from ...core.errors import RagreviewError, RecordError
-from ...core.labels import CATALOGUE
+from ...core.families import RUBRIC_LABEL
+from ...core.labels import CATALOGUE, declared
 from .. import actions
 from ..model import KIND_NAMES, Refused
 from .prompt import PromptScreen
@@ -33,6 +35,9 @@ class ReviewScreen(RecordScreen):
         except Refused as why:
             self.notify(f"{action.shown} ({action.title.lower()}): {why}", severity="warning")
             return
+        if where.name == RUBRIC_LABEL:
+            self._rubric_key(action)
+            return
         kind = CATALOGUE[where.name].kind
         if kind == "rating":
             self._prompt_rating(where.name)
@@ -46,6 +51,27 @@ class ReviewScreen(RecordScreen):
         if self._commit(lambda: self.review.cycle(where.name, where.target), index):
             if where.item is not None and index is None:
                 self.sentences.refresh_marks(self.review)
+
+    def _rubric_key(self, action: actions.ReviewAction) -> None:
+        """``w`` picks the declared metric; ``+``/``-`` step it through its declared
+        values (at either end nothing is written and the status line says so)."""
+        view = self.review.rubric
+        if action.id == "next-metric":
+            name = view.next_metric()
+            self.refresh_record()
+            self.notify(f"{name}: + and - step it ({view.scale(name or '')})")
+            return
+        name = view.active
+        assert name is not None and self.review.stored is not None
+        current = self.review.mark(name, "*").value
+        spec = declared(self.review.stored.record, name)
+        assert spec is not None
+        value = rubric.step(spec, current, up=action.id == "step-up")
+        if value is None:
+            end = "highest" if action.id == "step-up" else "lowest"
+            self.notify(f"{name}: already the {end} value ({view.scale(name)})", severity="warning")
+            return
+        self._commit(lambda: self.review.set(name, "*", value), None)
 
     def _prompt_rating(self, name: str) -> None:
         """The RAD-Bench rating (1–10); empty drops yours (the judge's shows)."""
@@ -119,7 +145,9 @@ class ReviewScreen(RecordScreen):
             ]
             if found:
                 return found
-        return [(n, "*") for n in self.review.verdict_names if "*" in human.get(n, {})]
+        active = self.review.rubric.active  # a declared metric: the active one first
+        names = sorted(self.review.verdict_names, key=lambda n: n != active)
+        return [(n, "*") for n in names if "*" in human.get(n, {})]
 
     def action_reason(self) -> None:
         """Attach a reason to the reviewer's label under the cursor (or on a verdict)."""

@@ -85,9 +85,11 @@ class MetricsPanel(Static):
         hidden_judge: bool,
         prefixes: tuple[str, ...] = (),
         counts: frozenset[str] = frozenset(),
+        single: frozenset[str] = frozenset(),
     ) -> None:
         """``prefixes``: the open record's families' metrics (others are not shown);
-        while the judge is hidden, the dataset's judge values and deltas are too."""
+        while the judge is hidden, the dataset's judge values and deltas are too.
+        ``single``: metrics no label moves (a file's automatic scores), shown as one value."""
         self.values = {
             "record": _pairs(record, hidden_judge, prefixes),
             "dataset": _pairs(dataset, hidden_judge, prefixes),
@@ -105,6 +107,7 @@ class MetricsPanel(Static):
             and n.split(".", 1)[0] in families
             and not n.endswith("_std")  # spreads, not values a label moves
         ]
+        names.sort(key=lambda n: n in single)  # what a label moves first
         # One family (the usual case): say it once in the heading and keep rows narrow.
         family = families.pop() if len(families) == 1 else None
         table = Table.grid(padding=(0, 1))
@@ -125,7 +128,7 @@ class MetricsPanel(Static):
                     cells += [Text("blind", style="dim"), Text("")]
                     continue
                 count = name in counts
-                if hidden_judge:  # the dataset's reviewed value only
+                if hidden_judge or name in single:  # the reviewed value only
                     cells += [Text(fmt(reviewed, count)), Text("")]
                     continue
                 d = delta(judge, reviewed)

@@ -235,7 +235,9 @@ class SentenceList(VerticalScroll, can_focus=False):
         top = [
             (n, why) for n, why in reasons if not any(n in by_kind.get(kind, ()) for kind in placed)
         ]
-        _reason_block(self.record_reasons, top)
+        # the annotators' reasons for their values of declared human metrics (rubric)
+        given = review.rubric.reasons(review.hidden) if self.show_reasons else []
+        _reason_block(self.record_reasons, top, given)
         for block, kind in self._section_reasons:
             _reason_block(block, [(n, why) for n, why in reasons if n in by_kind[kind]])
 
@@ -324,13 +326,20 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.move_to(message.row.index)
 
 
-def _reason_block(block: Static, reasons: list[tuple[str, str]]) -> None:
+def _reason_block(
+    block: Static, reasons: list[tuple[str, str]], given: list[tuple[str, str, str]] = ()
+) -> None:
+    """The judge's reasons, then ``given``: (annotator letter, metric, reason)."""
     text = Text(overflow="fold")
-    for i, (name, why) in enumerate(reasons):
-        text.append(("\n" if i else "") + f"{REASON_PREFIX} {name}: ", "bold")
+    lines = [(REASON_PREFIX, name, why) for name, why in reasons] + [
+        (f"{who} ›", name, why) for who, name, why in given
+    ]
+    for i, (prefix, name, why) in enumerate(lines):
+        text.append("\n" if i else "")
+        append(text, f"{prefix} {name}: ", "bold")  # a metric's name comes from the file
         append(text, why)
     block.update(text)
-    block.display = bool(reasons)
+    block.display = bool(lines)
 
 
 def _labelled(head: str, value: str) -> Text:

@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ..model import Mark
+from ..rubric import RubricLine, show_value
+from ..text import append
 
 SHORT = {
     "verdict": "verdict",
@@ -45,13 +47,26 @@ class VerdictBar(Widget):
         super().__init__(**kwargs)
         self.marks: list[Mark] = []
         self.hidden_judge = False
+        # a record's declared human metrics (InspectorRAGet): one line each
+        self.rubric: list[RubricLine] = []
+        self.annotators: list[tuple[str, str]] = []  # (letter, annotator id)
 
-    def show(self, marks: list[Mark], hidden_judge: bool) -> None:
+    def show(
+        self,
+        marks: list[Mark],
+        hidden_judge: bool,
+        rubric: list[RubricLine] | None = None,
+        annotators: list[tuple[str, str]] | None = None,
+    ) -> None:
+        rubric, annotators = rubric or [], annotators or []
         # Relayout only when the text's length changes (it may then wrap to another line).
-        relayout = _length(marks, hidden_judge) != _length(self.marks, self.hidden_judge)
+        relayout = _length(marks, hidden_judge) != _length(
+            self.marks, self.hidden_judge
+        ) or _rubric_length(rubric, annotators) != _rubric_length(self.rubric, self.annotators)
         self.marks = marks
         self.hidden_judge = hidden_judge
-        self.set_class(not marks, "-empty")
+        self.rubric, self.annotators = rubric, annotators
+        self.set_class(not marks and not rubric, "-empty")
         self.set_class(any(m.disagrees for m in marks), "-disagree")
         self.refresh(layout=relayout)
 
@@ -71,17 +86,53 @@ class VerdictBar(Widget):
             parts.append(part)
         if self.hidden_judge:
             parts.append(Text("[blind: judge hidden, b reveals]"))
-        # A verdict is never split over two lines: break between verdicts only.
         width = max(1, self.content_region.width)
+        lines = [_flow(parts, width, indent=0)] if parts else []
+        if self.annotators:
+            legend = [Text("annotators")] + [
+                append(Text(f"{letter} "), who) for letter, who in self.annotators
+            ]
+            lines.append(_flow(legend, width))
+        lines += [_flow(self._rubric_parts(line), width) for line in self.rubric]
         text = Text()
-        column = 0
-        for i, part in enumerate(parts):
-            if i and column + 3 + part.cell_len > width:
+        for n, line in enumerate(lines):
+            if n:
                 text.append("\n")
-                column = 0
-            elif i:
-                text.append(" · ")
-                column += 3
-            text.append_text(part)
-            column += part.cell_len
+            text.append_text(line)
         return text
+
+    def _rubric_parts(self, line: RubricLine) -> list[Text]:
+        """``▸faithfulness 3 · A 3 · B 2 · of 1 2 3 4``: the reviewer's value, each
+        annotator's, and on the active metric the declared scale."""
+        style = self.get_component_rich_style(
+            "verdict-bar--human" if line.human else "verdict-bar--judge"
+        )
+        # metric names and values come from the file: literal text
+        head = Text("▸" if line.active else " ", "bold")
+        append(head, f"{line.name} ", "bold" if line.active else "")
+        append(head, show_value(line.value), style)
+        parts = [head] + [append(Text(f"{letter} "), value) for letter, value in line.annotators]
+        if line.active and line.scale:
+            parts.append(append(Text("of ", "dim"), line.scale, "dim"))
+        return parts
+
+
+def _flow(parts: list[Text], width: int, indent: int = 1) -> Text:
+    """Parts joined by `` · ``; a part is never split over two lines (a wrapped line
+    starts ``indent`` cells in)."""
+    text = Text()
+    column = 0
+    for i, part in enumerate(parts):
+        if i and column + 3 + part.cell_len > width:
+            text.append("\n" + " " * indent)
+            column = indent
+        elif i:
+            text.append(" · ")
+            column += 3
+        text.append_text(part)
+        column += part.cell_len
+    return text
+
+
+def _rubric_length(lines: list[RubricLine], annotators: list[tuple[str, str]]) -> int:
+    return sum(len(str(line)) for line in lines) + sum(len(w) + 3 for _, w in annotators)
