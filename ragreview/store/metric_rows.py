@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from ..core import metrics
 from ..core.errors import RagreviewError
 from ..core.labels import Layer, effective
+from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
-from . import records, settings
+from . import metric_stats, records, settings
 from .db import write
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -119,18 +120,28 @@ def refresh(
             old[rec][(layer, name)] = value
         deletes: list[tuple] = []
         upserts: list[tuple] = []
+        stats_rows: list[tuple] = []
         for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
             settings = _settings(db, dataset, cache)
             datasets.add(dataset)
-            judge = metrics.record_values(record, judge_layer, settings, judge=judge_layer)
+            judge_stats: dict[str, Any] = {}
+            judge = metrics.record_values(
+                record, judge_layer, settings, judge=judge_layer, stats=judge_stats
+            )
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
+            stats_rows.append(
+                metric_stats.row(rowid, "judge", judge_stats, stored_f1(record))
+            )
             if human_layer:
                 merged = effective(judge_layer, human_layer)
+                effective_stats: dict[str, Any] = {}
                 layers["effective"] = metrics.record_values(
-                    record, merged, settings, judge=judge_layer
+                    record, merged, settings, judge=judge_layer, stats=effective_stats
                 )
             else:
                 layers["effective"] = judge
+                effective_stats = judge_stats
+            stats_rows.append(metric_stats.row(rowid, "effective", effective_stats, None))
             new = {(layer, n): v for layer, vals in layers.items() for n, v in vals.items()}
             new[("judge", COUNT)] = 1.0  # keeps the record count in the running sums
             before = old[rowid]
@@ -154,6 +165,7 @@ def refresh(
             "ON CONFLICT (record, layer, name) DO UPDATE SET value = excluded.value",
             upserts,
         )
+        metric_stats.put(conn, chunk, stats_rows)
         if on_progress is not None:
             on_progress(len(chunk))
     if bulk:
@@ -200,19 +212,27 @@ def put_setting(
 ) -> bool:
     """Set a dataset setting; returns False when it already had that value.
 
-    A changed setting (a metric variant, K) recomputes every record's stored metrics in
-    the same transaction; ``on_progress(n)`` is told as batches of records are done.
+    A changed setting (a metric variant, K) rewrites the metric rows and sums it decides
+    in the same transaction, from the records' stats (``metric_stats.apply``: SQL, no
+    record read). A dataset stored before those stats existed is recomputed record by
+    record instead, which writes them; ``on_progress(n)`` is told as batches of records
+    are done.
     """
     value = settings.check(name, value)
     with write(db.conn) as conn:
         if settings.get_all(db, dataset)[name] == value:  # stored metrics already use it
             return False
         settings.store(conn, dataset, name, value)
+        if has_totals(conn, dataset) and metric_stats.complete(conn, dataset):
+            metric_stats.apply(conn, dataset, name, value)
+            if on_progress is not None:  # every record done at once
+                sql = "SELECT count(*) FROM records WHERE dataset = ?"
+                on_progress(conn.execute(sql, (dataset,)).fetchone()[0])
+            return True
         rowids = [
             r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
         ]
-        # a variant change changes every stored metric
-        refresh(db, rowids, on_progress=on_progress)
+        refresh(db, rowids, on_progress=on_progress, rebuild=True)
     return True
 
 
