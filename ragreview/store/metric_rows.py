@@ -129,9 +129,7 @@ def refresh(
                 record, judge_layer, settings, judge=judge_layer, stats=judge_stats
             )
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
-            stats_rows.append(
-                metric_stats.row(rowid, "judge", judge_stats, stored_f1(record))
-            )
+            stats_rows.append(metric_stats.row(rowid, "judge", judge_stats, stored_f1(record)))
             if human_layer:
                 merged = effective(judge_layer, human_layer)
                 effective_stats: dict[str, Any] = {}

@@ -86,6 +86,7 @@ def complete(conn: sqlite3.Connection, dataset: str) -> bool:
 
 # -- a variant's values in SQL (each repeats the family's ``values``) -----------------
 
+
 def _ratio(num: str, den: str, otherwise: str) -> str:
     return f"CASE WHEN s.{den} THEN CAST(s.{num} AS REAL) / s.{den} ELSE {otherwise} END"
 
