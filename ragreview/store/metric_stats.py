@@ -185,22 +185,34 @@ def apply(conn: sqlite3.Connection, dataset: str, name: str, value: Any) -> None
         (dataset, *names),
     )
     # The sums of those metrics, from the same formulas over the stats rows (the
-    # record_metrics rows they rewrote are these values, row for row).
+    # record_metrics rows they rewrote are these values, row for row), in one scan per
+    # layer, in the records' order as rebuild_totals adds them.
     conn.execute(
         f"DELETE FROM metric_totals WHERE dataset = ? AND name IN ({marks})", (dataset, *names)
     )
-    selects = " UNION ALL ".join(
-        f"SELECT '{n}' AS name, s.layer AS layer, {v} AS v "
-        "FROM metric_stats s JOIN records r ON r.rowid = s.record "
-        f"WHERE r.dataset = :dataset AND s.layer IN ('judge', 'effective') AND {cond}"
-        for n, (v, cond) in rows.items()
+    sums = []
+    for v, cond in rows.values():
+        given = f"CASE WHEN {cond} THEN {v} END"
+        sums.append(
+            f"count({given}), total({given}), total(({given}) * ({given})), "
+            f"coalesce(sum({cond}), 0) - count({given})"
+        )
+    sql = (
+        f"SELECT {', '.join(sums)} FROM records r JOIN metric_stats s ON s.record = r.rowid "
+        "AND s.layer = ? WHERE r.dataset = ?"
     )
-    conn.execute(
-        "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
-        "SELECT :dataset, layer, name, count(v), total(v), total(v * v), count(*) - count(v) "
-        f"FROM ({selects}) GROUP BY layer, name",
-        {"dataset": dataset},
-    )
+    for layer in ("judge", "effective"):
+        found = conn.execute(sql, (layer, dataset)).fetchone()
+        totals = []
+        for i, n in enumerate(names):
+            count, total, total_sq, undefined = found[4 * i : 4 * i + 4]
+            if count or undefined:
+                totals.append((dataset, layer, n, count, total, total_sq, undefined))
+        conn.executemany(
+            "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            totals,
+        )
     if name == "longform.k":
         _stored_f1(conn, dataset, int(value))
 
