@@ -450,29 +450,42 @@ def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict
 
     One query, streamed: the public rows only (components are left out in SQL), in the
     order of the records' position index and of the metric rows' primary key, so
-    nothing is sorted and each record costs one small dict per layer. (A pivot to one
-    row per record was slower: SQLite evaluates every CASE on every row.)"""
+    nothing is sorted. Fetching rows into Python is the cost, so a record without human
+    labels has its judge rows read once: its effective rows are the same values by
+    construction (``refresh`` and ``metric_bulk`` store the judge values for both)."""
     ensure(db, dataset)
     current_rowid = None
-    layers: dict[str, dict[str, float | None]] = {}
+    judge: dict[str, float | None] = {}
+    effective: dict[str, float | None] = {}
     current: dict[str, Any] | None = None
-    for rowid, rid, layer, name, value in db.conn.execute(
-        "SELECT r.rowid, r.id, m.layer, m.name, m.value FROM records r "
-        "LEFT JOIN record_metrics m ON m.record = r.rowid "
-        "AND m.layer IN ('judge', 'effective') AND instr(m.name, '._') = 0 "
+    human = "EXISTS (SELECT 1 FROM human_labels h WHERE h.record = r.rowid)"
+    for rowid, rid, reviewed, layer, name, value in db.conn.execute(
+        f"SELECT r.rowid, r.id, {human}, m.layer, m.name, m.value FROM records r "
+        "LEFT JOIN record_metrics m ON m.record = r.rowid AND instr(m.name, '._') = 0 "
+        f"AND (m.layer = 'judge' OR (m.layer = 'effective' AND {human})) "
         "WHERE r.dataset = ? ORDER BY r.position, r.rowid, m.layer, m.name",
         (dataset,),
     ):
         if rowid != current_rowid:
             if current is not None:
-                yield current
-            layers = {"judge": {}, "effective": {}}
-            current = {"id": rid, "dataset": dataset, **layers}
+                yield _done(current)
+            judge, effective = {}, {}
+            current = {"id": rid, "dataset": dataset, "judge": judge, "effective": effective}
+            if not reviewed:  # the same values (see above): filled as a copy when done
+                current["effective"] = None
             current_rowid = rowid
-        if layer is not None:
-            layers[layer][name] = value
+        if layer == "judge":
+            judge[name] = value
+        elif layer is not None:
+            effective[name] = value
     if current is not None:
-        yield current
+        yield _done(current)
+
+
+def _done(record: dict[str, Any]) -> dict[str, Any]:
+    if record["effective"] is None:
+        record["effective"] = dict(record["judge"])
+    return record
 
 
 def stored_comparison(

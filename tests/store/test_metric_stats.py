@@ -198,3 +198,18 @@ def test_a_dataset_without_stats_is_recomputed_once_then_switches_from_stats(
     assert sum(done) == 60  # the record-by-record path, with progress
     assert snapshot(db.conn) == recomputed(db, "old")
     check_every_switch(db, "old")
+
+
+def test_per_record_lines_hold_every_stored_row(tmp_path: Path) -> None:
+    """``iter_record_values`` reads a record's effective rows only when it has human
+    labels; the lines still hold exactly the stored rows of both layers."""
+    db = open_database(tmp_path / "p.ragreview.db")
+    importer.import_records(db, "p", "ragreview", None, generated(random.Random(5), 90))
+    review_some(db, "p", random.Random(6))
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
+    stored = metric_rows.records_values(db, rowids)
+    lines = list(metric_rows.iter_record_values(db, "p"))
+    assert [(line["judge"], line["effective"]) for line in lines] == [
+        (stored[r]["judge"], stored[r]["effective"]) for r in rowids
+    ]
+    assert any(line["judge"] != line["effective"] for line in lines)
