@@ -190,16 +190,19 @@ def apply(conn: sqlite3.Connection, dataset: str, name: str, value: Any) -> None
     conn.execute(
         f"DELETE FROM metric_totals WHERE dataset = ? AND name IN ({marks})", (dataset, *names)
     )
-    sums = []
-    for v, cond in rows.values():
-        given = f"CASE WHEN {cond} THEN {v} END"
-        sums.append(
-            f"count({given}), total({given}), total(({given}) * ({given})), "
-            f"coalesce(sum({cond}), 0) - count({given})"
-        )
+    # (each value computed once per row: LIMIT keeps SQLite from flattening the
+    # subquery, which would evaluate every formula once per aggregate)
+    values = ", ".join(
+        f"CASE WHEN {cond} THEN {v} END AS v{i}, ({cond}) AS c{i}"
+        for i, (v, cond) in enumerate(rows.values())
+    )
+    sums = ", ".join(
+        f"count(v{i}), total(v{i}), total(v{i} * v{i}), coalesce(sum(c{i}), 0) - count(v{i})"
+        for i in range(len(rows))
+    )
     sql = (
-        f"SELECT {', '.join(sums)} FROM records r JOIN metric_stats s ON s.record = r.rowid "
-        "AND s.layer = ? WHERE r.dataset = ?"
+        f"SELECT {sums} FROM (SELECT {values} FROM records r JOIN metric_stats s "
+        "ON s.record = r.rowid AND s.layer = ? WHERE r.dataset = ? LIMIT -1)"
     )
     for layer in ("judge", "effective"):
         found = conn.execute(sql, (layer, dataset)).fetchone()
