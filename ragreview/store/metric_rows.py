@@ -218,11 +218,12 @@ def put_setting(
     """
     value = settings.check(name, value)
     with write(db.conn) as conn:
-        if settings.get_all(db, dataset)[name] == value:  # stored metrics already use it
+        old = settings.get_all(db, dataset)[name]
+        if old == value:  # stored metrics already use it
             return False
         settings.store(conn, dataset, name, value)
         if has_totals(conn, dataset) and metric_stats.complete(conn, dataset):
-            metric_stats.apply(conn, dataset, name, value)
+            metric_stats.apply(conn, dataset, name, value, old)
             if on_progress is not None:  # every record done at once
                 sql = "SELECT count(*) FROM records WHERE dataset = ?"
                 on_progress(conn.execute(sql, (dataset,)).fetchone()[0])

@@ -165,11 +165,22 @@ def formulas(name: str, value: Any) -> dict[str, tuple[str, str]]:
     raise ValueError(f"no stats for setting {name!r}")
 
 
-def apply(conn: sqlite3.Connection, dataset: str, name: str, value: Any) -> None:
-    """Rewrite the dataset's metric rows and running sums that setting ``name`` decides,
-    for its new ``value``, from the stats rows (in the caller's transaction; every
-    record must have its stats: ``complete``)."""
-    rows = formulas(name, value)
+def changed(name: str, value: Any, old: Any) -> dict[str, tuple[str, str]]:
+    """The metric rows whose formula differs between the setting's ``old`` and new
+    ``value`` (e.g. ragbench → length leaves adherence and hallucination as they are)."""
+    before = formulas(name, old)
+    return {n: f for n, f in formulas(name, value).items() if before.get(n) != f}
+
+
+def apply(conn: sqlite3.Connection, dataset: str, name: str, value: Any, old: Any) -> None:
+    """Rewrite the dataset's metric rows and running sums that setting ``name`` decides
+    and that change from ``old`` to ``value``, from the stats rows (in the caller's
+    transaction; every record must have its stats: ``complete``)."""
+    if name == "longform.k":
+        _stored_f1(conn, dataset, int(value))
+    rows = changed(name, value, old)
+    if not rows:
+        return
     names = list(rows)
     marks = ",".join("?" * len(names))
     value_of = "CASE record_metrics.name " + " ".join(
@@ -216,8 +227,6 @@ def apply(conn: sqlite3.Connection, dataset: str, name: str, value: Any) -> None
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             totals,
         )
-    if name == "longform.k":
-        _stored_f1(conn, dataset, int(value))
 
 
 def _stored_f1(conn: sqlite3.Connection, dataset: str, k: int) -> None:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from ragreview.cli import cli
 from ragreview.core.labels import check_layer
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, metric_rows, metric_stats, open_database
+from ragreview.store import history, importer, metric_rows, metric_stats, open_database, settings
 from ragreview.store import records as store_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,12 +84,13 @@ def review_some(db, dataset: str, rng: random.Random) -> None:
 
 
 def check_every_switch(db, dataset: str) -> None:
-    """Rows and stats equal the full recompute's; the sums of the metrics the setting
-    decides too, and the other sums are left as they were (running sums moved label by
+    """Rows and stats equal the full recompute's; the sums of the metrics the change
+    rewrote too, and the other sums are left as they were (running sums moved label by
     label can differ from a rebuild in the last bit: docs/architecture.md)."""
     assert metric_stats.complete(db.conn, dataset)
     for name, value in SWITCHES:
         before = snapshot(db.conn)[1]
+        old = settings.get_all(db, dataset)[name]
         metric_rows.put_setting(db, dataset, name, value)
         (rows, totals, stats), (full_rows, full_totals, full_stats) = (
             snapshot(db.conn),
@@ -97,7 +98,7 @@ def check_every_switch(db, dataset: str) -> None:
         )
         assert rows == full_rows, (name, value)
         assert stats == full_stats, (name, value)
-        decided = metric_stats.formulas(name, value)
+        decided = metric_stats.changed(name, value, old)
         assert [t for t in totals if t[2] in decided] == [
             t for t in full_totals if t[2] in decided
         ], (name, value)
