@@ -9,8 +9,9 @@ from itertools import chain, islice
 from typing import Any
 
 import click
+import orjson
 
-from ..core.safe_text import json_for_terminal, printable
+from ..core.safe_text import json_bytes_for_terminal, json_for_terminal, printable
 from ..store import metric_rows
 from . import cli
 from .common import user_errors
@@ -36,6 +37,17 @@ def _line(obj: dict[str, Any]) -> str:
     return json_for_terminal(json.dumps(out, ensure_ascii=False, allow_nan=False))
 
 
+CHUNK = 2_000  # lines per write
+
+
+def _write_lines(rows: Iterator[dict]) -> None:
+    """One JSON line per record, written in chunks: orjson writes NaN/Infinity as null
+    (as ``_number`` does) and non-ASCII text as is; DEL and C1 controls are escaped."""
+    for chunk in iter(lambda: list(islice(rows, CHUNK)), []):
+        lines = b"\n".join(map(orjson.dumps, chunk)) + b"\n"
+        click.echo(json_bytes_for_terminal(lines), nl=False)  # bytes: to binary stdout
+
+
 @cli.command()
 @click.argument("path")
 @db_option
@@ -58,8 +70,7 @@ def metrics(
         if per_record:
             rows = metric_rows.iter_record_values(opened.db, name)
             if as_json:
-                for row in rows:
-                    click.echo(_line(row))
+                _write_lines(rows)
             else:
                 _print_records(rows)
             return

@@ -79,6 +79,15 @@ def printable_all(value: Any) -> Any:
 _RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
 
 
+# DEL and C1 controls as UTF-8 bytes (U+0080–U+009F are C2 80 – C2 9F)
+_RAW_IN_JSON_BYTES = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
+
+
+def json_bytes_for_terminal(dumped: bytes) -> bytes:
+    """``json_for_terminal`` on UTF-8 JSON (orjson's output), one regex pass over bytes."""
+    return _RAW_IN_JSON_BYTES.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), dumped)
+
+
 def json_for_terminal(dumped: str) -> str:
     """A ``json.dumps(..., ensure_ascii=False)`` line made safe to print: JSON escapes
     C0 controls itself, but leaves DEL and C1 (8-bit CSI/OSC) raw; they become

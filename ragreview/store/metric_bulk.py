@@ -17,14 +17,17 @@ from typing import Any
 
 from ..core import metrics
 from ..core.labels import Layer
+from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
-from . import bulk
+from . import bulk, metric_stats
 from .metric_rows import COUNT, _with_source, add_totals, has_totals, recompute
 
-# A new record's metric values: (judge values, stored values); the effective layer is
-# the judge layer while the record has no human labels.
-Values = tuple[dict[str, float | None], dict[str, float | None]]
-Rows = tuple[list[tuple], list[tuple]]  # record_metrics rows, metric_totals increments
+# A new record's metric values: (judge values, stored values, its metric_stats row
+# without record and layer); the effective layer is the judge layer while the record
+# has no human labels.
+Values = tuple[dict[str, float | None], dict[str, float | None], tuple]
+# record_metrics rows, metric_totals increments, metric_stats rows
+Rows = tuple[list[tuple], list[tuple], list[tuple]]
 
 
 def new_record_values(
@@ -32,22 +35,25 @@ def new_record_values(
 ) -> Values:
     """The metric values a new record without human labels stores (no DB needed)."""
     record = _with_source(record, source)
-    return (
-        metrics.record_values(record, judge, settings, judge=judge),
-        metrics.stored_pairs(record, settings),
-    )
+    stats: dict[str, Any] = {}
+    values = metrics.record_values(record, judge, settings, judge=judge, stats=stats)
+    stats_row = metric_stats.row(0, "judge", stats, stored_f1(record))[2:]
+    return values, metrics.stored_pairs(record, settings), stats_row
 
 
 def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
     """The metric rows of records created by this import (no metric rows yet, no human
     layer), and the increments of the dataset's running sums; ``store`` writes them."""
     rows: list[tuple] = []
+    stats_rows: list[tuple] = []
     # name -> [n, total, total_sq, undefined] over the batch's judge values (NULL ones
     # counted as undefined); the effective layer's sums are the same (no human layer),
     # so they are written twice
     sums: dict[str, list] = {COUNT: [0, 0.0, 0.0, 0]}
     count = sums[COUNT]
-    for rowid, (judge, stored) in new:
+    for rowid, (judge, stored, stats) in new:
+        stats_rows.append((rowid, "judge", *stats))
+        stats_rows.append((rowid, "effective", *stats[:-1], None))  # (stored F1: judge row)
         rows += [(rowid, "judge", n, v) for n, v in judge.items()]
         rows += [(rowid, "effective", n, v) for n, v in judge.items()]
         rows += [(rowid, "stored", n, v) for n, v in stored.items()]
@@ -66,15 +72,15 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
                 s[1] += value
                 s[2] += value * value
     if not count[0]:
-        return [], []
+        return [], [], []
     totals = [(dataset, "judge", name, *s) for name, s in sums.items()]
     totals += [(dataset, "effective", name, *s) for name, s in sums.items() if name != COUNT]
-    return rows, totals
+    return rows, totals, stats_rows
 
 
 def store(conn: sqlite3.Connection, rows: Rows) -> None:
     """Write ``rows_for_new``'s rows in the caller's transaction."""
-    metric_rows, totals = rows
+    metric_rows, totals, stats_rows = rows
     if not totals:
         return
     dataset = totals[0][0]
@@ -82,6 +88,7 @@ def store(conn: sqlite3.Connection, rows: Rows) -> None:
         conn, dataset, {r[0] for r in metric_rows}
     )
     bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_rows)
+    bulk.insert(conn, "metric_stats", metric_stats.COLUMNS, stats_rows)
     if older:
         # the dataset's older records have no sums (an older build's DB): moving sums
         # would leave them partial; recompute the dataset whole instead

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from ..core import metrics
 from ..core.errors import RagreviewError
 from ..core.labels import Layer, effective
+from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
-from . import records, settings
+from . import metric_stats, records, settings
 from .db import write
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -119,18 +120,26 @@ def refresh(
             old[rec][(layer, name)] = value
         deletes: list[tuple] = []
         upserts: list[tuple] = []
+        stats_rows: list[tuple] = []
         for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
             settings = _settings(db, dataset, cache)
             datasets.add(dataset)
-            judge = metrics.record_values(record, judge_layer, settings, judge=judge_layer)
+            judge_stats: dict[str, Any] = {}
+            judge = metrics.record_values(
+                record, judge_layer, settings, judge=judge_layer, stats=judge_stats
+            )
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
+            stats_rows.append(metric_stats.row(rowid, "judge", judge_stats, stored_f1(record)))
             if human_layer:
                 merged = effective(judge_layer, human_layer)
+                effective_stats: dict[str, Any] = {}
                 layers["effective"] = metrics.record_values(
-                    record, merged, settings, judge=judge_layer
+                    record, merged, settings, judge=judge_layer, stats=effective_stats
                 )
             else:
                 layers["effective"] = judge
+                effective_stats = judge_stats
+            stats_rows.append(metric_stats.row(rowid, "effective", effective_stats, None))
             new = {(layer, n): v for layer, vals in layers.items() for n, v in vals.items()}
             new[("judge", COUNT)] = 1.0  # keeps the record count in the running sums
             before = old[rowid]
@@ -154,6 +163,7 @@ def refresh(
             "ON CONFLICT (record, layer, name) DO UPDATE SET value = excluded.value",
             upserts,
         )
+        metric_stats.put(conn, chunk, stats_rows)
         if on_progress is not None:
             on_progress(len(chunk))
     if bulk:
@@ -200,19 +210,28 @@ def put_setting(
 ) -> bool:
     """Set a dataset setting; returns False when it already had that value.
 
-    A changed setting (a metric variant, K) recomputes every record's stored metrics in
-    the same transaction; ``on_progress(n)`` is told as batches of records are done.
+    A changed setting (a metric variant, K) rewrites the metric rows and sums it decides
+    in the same transaction, from the records' stats (``metric_stats.apply``: SQL, no
+    record read). A dataset stored before those stats existed is recomputed record by
+    record instead, which writes them; ``on_progress(n)`` is told as batches of records
+    are done.
     """
     value = settings.check(name, value)
     with write(db.conn) as conn:
-        if settings.get_all(db, dataset)[name] == value:  # stored metrics already use it
+        old = settings.get_all(db, dataset)[name]
+        if old == value:  # stored metrics already use it
             return False
         settings.store(conn, dataset, name, value)
+        if has_totals(conn, dataset) and metric_stats.complete(conn, dataset):
+            metric_stats.apply(conn, dataset, name, value, old)
+            if on_progress is not None:  # every record done at once
+                sql = "SELECT count(*) FROM records WHERE dataset = ?"
+                on_progress(conn.execute(sql, (dataset,)).fetchone()[0])
+            return True
         rowids = [
             r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
         ]
-        # a variant change changes every stored metric
-        refresh(db, rowids, on_progress=on_progress)
+        refresh(db, rowids, on_progress=on_progress, rebuild=True)
     return True
 
 
@@ -428,26 +447,46 @@ def records_values(
 
 
 def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict[str, Any]]:
-    """``{"id", "dataset", "judge", "effective"}`` per record, in file order."""
+    """``{"id", "dataset", "judge", "effective"}`` per record, in file order.
+
+    One query, streamed: the public rows only (components are left out in SQL), in the
+    order of the records' position index and of the metric rows' primary key, so
+    nothing is sorted. Fetching rows into Python is the cost, so a record without human
+    labels has its judge rows read once: its effective rows are the same values by
+    construction (``refresh`` and ``metric_bulk`` store the judge values for both)."""
     ensure(db, dataset)
-    current: dict[str, Any] | None = None
     current_rowid = None
-    for rowid, rid, ds, layer, name, value in db.conn.execute(
-        "SELECT r.rowid, r.id, r.dataset, m.layer, m.name, m.value FROM records r "
-        "LEFT JOIN record_metrics m ON m.record = r.rowid AND m.layer IN ('judge', 'effective') "
-        "WHERE r.dataset = ? ORDER BY r.position, r.rowid, m.name",
+    judge: dict[str, float | None] = {}
+    effective: dict[str, float | None] = {}
+    current: dict[str, Any] | None = None
+    human = "EXISTS (SELECT 1 FROM human_labels h WHERE h.record = r.rowid)"
+    for rowid, rid, reviewed, layer, name, value in db.conn.execute(
+        f"SELECT r.rowid, r.id, {human}, m.layer, m.name, m.value FROM records r "
+        "LEFT JOIN record_metrics m ON m.record = r.rowid AND instr(m.name, '._') = 0 "
+        f"AND (m.layer = 'judge' OR (m.layer = 'effective' AND {human})) "
+        "WHERE r.dataset = ? ORDER BY r.position, r.rowid, m.layer, m.name",
         (dataset,),
     ):
         if rowid != current_rowid:
             if current is not None:
-                yield current
-            current = {"id": rid, "dataset": ds, "judge": {}, "effective": {}}
+                yield _done(current)
+            judge, effective = {}, {}
+            current = {"id": rid, "dataset": dataset, "judge": judge, "effective": effective}
+            if not reviewed:  # the same values (see above): filled as a copy when done
+                current["effective"] = None
             current_rowid = rowid
-        if layer is not None and metrics.is_public(name):
-            assert current is not None
-            current[layer][name] = value
+        if layer == "judge":
+            judge[name] = value
+        elif layer is not None:
+            effective[name] = value
     if current is not None:
-        yield current
+        yield _done(current)
+
+
+def _done(record: dict[str, Any]) -> dict[str, Any]:
+    if record["effective"] is None:
+        record["effective"] = dict(record["judge"])
+    return record
 
 
 def stored_comparison(

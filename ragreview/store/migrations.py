@@ -330,3 +330,49 @@ def m009_metrics_undefined(db: Database) -> None:
     # recomputes every record's metrics from its labels (store.metric_rows.ensure).
     db.execute("ALTER TABLE metric_totals ADD COLUMN undefined INTEGER NOT NULL DEFAULT 0")
     db.execute("DELETE FROM metric_totals")
+
+
+@MIGRATIONS()
+def m012_metric_stats(db: Database) -> None:
+    # What each setting-dependent metric family needs per record and layer to give any
+    # variant's values (store/metric_stats.py), so a variant change is an aggregate
+    # over this table, not a pass over every record. Older DBs have no rows here: their
+    # next variant change recomputes every record once, which writes them.
+    db.executescript(
+        """
+        CREATE TABLE metric_stats (
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            layer TEXT NOT NULL,
+            trace_sentences INTEGER,
+            trace_chars INTEGER,
+            trace_relevant INTEGER,
+            trace_utilized INTEGER,
+            trace_both INTEGER,
+            trace_relevant_listed INTEGER,
+            trace_utilized_listed INTEGER,
+            trace_relevant_chars INTEGER,
+            trace_utilized_chars INTEGER,
+            trace_both_chars INTEGER,
+            trace_adherent REAL,
+            trace_all_supported REAL,
+            trace_stored_relevance REAL,
+            trace_stored_utilization REAL,
+            trace_stored_completeness REAL,
+            trace_stored_adherence REAL,
+            rgb_rejected REAL,
+            rgb_correct REAL,
+            rgb_negative REAL,
+            rgb_counterfactual REAL,
+            rgb_rejection_reference REAL,
+            rgb_rejection_simple REAL,
+            rgb_detected REAL,
+            rgb_corrected_reference REAL,
+            rgb_corrected_simple REAL,
+            longform_supported INTEGER,
+            longform_not_supported INTEGER,
+            longform_irrelevant INTEGER,
+            longform_stored_f1 TEXT,
+            PRIMARY KEY (record, layer)
+        ) WITHOUT ROWID;
+        """
+    )

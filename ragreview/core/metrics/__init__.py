@@ -79,13 +79,24 @@ def with_source(record: Record, source: Any) -> Record:
 
 
 def record_values(
-    record: Record, labels: Layer, settings: Mapping[str, Any], *, judge: Layer | None = None
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    *,
+    judge: Layer | None = None,
+    stats: dict[str, Any] | None = None,
 ) -> Values:
-    """Public metrics and aggregate components of every family that applies."""
+    """Public metrics and aggregate components of every family that applies.
+
+    ``stats``, when given, receives the sufficient statistics of the families whose
+    values depend on a setting (TRACe, RGB, long-form; each module's ``stats``), from
+    which each module's ``values`` gives any variant's values without the record."""
     out: Values = {}
     for family in families(record, labels):
         if family == "trace":
-            out.update(trace.metrics(record, labels, settings, judge))
+            out.update(trace.metrics(record, labels, settings, judge, stats))
+        elif family in ("rgb", "longform"):
+            out.update(_MODULES[family].metrics(record, labels, settings, stats))
         else:
             out.update(_MODULES[family].metrics(record, labels, settings))
     return out

@@ -205,8 +205,32 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
     if isinstance(metric, str) and f"stored.{metric}" in record.scores:
         out["ragas.verdict"] = record.scores[f"stored.{metric}"]
     k = int(settings.get("longform.k") or 100)
-    for alias in (f"f1_{k}", "f1_at_k") + (("f1__1",) if k == 100 else ()):
-        if alias in by_norm:
-            out["longform.f1_at_k"] = by_norm[alias]
-            break
+    f1 = stored_f1_at_k({a: v for a, v in by_norm.items() if a.startswith("f1_")}, k)
+    if f1 is not ABSENT:
+        out["longform.f1_at_k"] = f1
     return out
+
+
+ABSENT: Any = object()  # no stored score, as opposed to a stored null
+
+
+def stored_f1(record: Record) -> dict[str, Any]:
+    """The record's stored F1 scores at any K (``f1_64``, ``f1_at_k``, SAFE's ``f1__1``
+    for its default K), by normalised name: what ``stored_f1_at_k`` picks from."""
+    out = {}
+    for key, value in record.scores.items():
+        if key.startswith("stored."):
+            alias = _norm(key[len("stored.") :])
+            if alias.startswith("f1_"):
+                out[alias] = value
+    return out
+
+
+def stored_f1_at_k(f1: Mapping[str, Any], k: int) -> Any:
+    """The stored F1 that ``longform.f1_at_k`` compares with at this K, else ``ABSENT``:
+    ``f1_<K>``, else ``f1_at_k``, else SAFE's ``f1_-1`` when K is its default 100
+    (``store.metric_stats`` repeats this in SQL)."""
+    for alias in (f"f1_{k}", "f1_at_k") + (("f1__1",) if k == 100 else ()):
+        if alias in f1:
+            return f1[alias]
+    return ABSENT

@@ -42,25 +42,49 @@ def f1_at_k(supported: int, not_supported: int, k: int) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
-    k = int(setting(settings, "longform.k", DEFAULT_K))
+def stats(record: Record, labels: Layer) -> Values:
+    """The layer's S, NS and IR counts over the record's facts: every K's values follow
+    from these (``values``), so a change of K needs no pass over the records."""
     verdicts = labels.get("fact") or {}
     counts = {"S": 0, "NS": 0, "IR": 0}
     for fact in record.facts:
         value = verdicts.get(fact.key)
         if value in counts:
             counts[value] += 1
-    s, ns, ir = counts["S"], counts["NS"], counts["IR"]
-    if s + ns + ir == 0:
+    return {
+        "longform.supported": counts["S"],
+        "longform.not_supported": counts["NS"],
+        "longform.irrelevant": counts["IR"],
+    }
+
+
+def values(s: Mapping[str, Any], k: int) -> Values:
+    """The per-record values at K from ``stats``."""
+    supported, not_supported = s["longform.supported"], s["longform.not_supported"]
+    irrelevant = s["longform.irrelevant"]
+    if supported + not_supported + irrelevant == 0:
         return dict.fromkeys(NAMES)
     out: Values = {
-        "longform.supported": float(s),
-        "longform.not_supported": float(ns),
-        "longform.irrelevant": float(ir),
-        "longform.precision": s / (s + ns) if s + ns else None,
-        "longform.recall_at_k": min(1.0, s / k),
-        "longform.f1_at_k": f1_at_k(s, ns, k),
+        "longform.supported": float(supported),
+        "longform.not_supported": float(not_supported),
+        "longform.irrelevant": float(irrelevant),
+        "longform.precision": (
+            supported / (supported + not_supported) if supported + not_supported else None
+        ),
+        "longform.recall_at_k": min(1.0, supported / k),
+        "longform.f1_at_k": f1_at_k(supported, not_supported, k),
     }
     for paper_k in PAPER_KS:
-        out[f"longform.f1_at_{paper_k}"] = f1_at_k(s, ns, paper_k)
+        out[f"longform.f1_at_{paper_k}"] = f1_at_k(supported, not_supported, paper_k)
     return out
+
+
+def metrics(
+    record: Record, labels: Layer, settings: Mapping[str, Any], into: dict[str, Any] | None = None
+) -> Values:
+    """The values at the configured K; ``into`` (when given) also receives ``stats``."""
+    k = int(setting(settings, "longform.k", DEFAULT_K))
+    s = stats(record, labels)
+    if into is not None:
+        into.update(s)
+    return values(s, k)

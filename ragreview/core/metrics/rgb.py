@@ -51,35 +51,63 @@ def is_counterfactual(record: Record) -> bool:
     return record.task == "rgb-counterfactual" or bool(record.counterfactual)
 
 
-def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
-    variant = setting(settings, "rgb.variant", "reference")
+def stats(record: Record, labels: Layer) -> Values:
+    """The layer's verdicts and both variants' components (``rgb.*_reference`` /
+    ``*_simple``), all None for a record with nothing to score: ``values`` picks a
+    variant's from these, so a variant change needs no pass over the records."""
     rejected = flag((labels.get("rejected") or {}).get("*"))
     matched = labels.get("part_matched") or {}
     bits = [flag(matched.get(part_key(i))) for i in range(len(record.answer_parts))]
     # RGB's label list: [-1] when rejected, else one bit per part.
     label = [-1.0] if rejected else bits
     correct = 1.0 if (0.0 not in label and 1.0 in label) else 0.0
-    out: Values = {"rgb.rejected": rejected, "rgb.correct": correct}
-    if is_negative(record):
-        if variant == "reference":
-            out["rgb._rejection"] = 1.0 if (rejected or correct) else 0.0
-        else:
-            out["rgb._rejection"] = rejected
-        out["rgb._reject_evalue"] = rejected
-    else:
-        out["rgb._accuracy"] = correct
-    if is_counterfactual(record):
+    out: Values = {
+        "rgb.rejected": rejected,
+        "rgb.correct": correct,
+        "rgb.negative": 1.0 if is_negative(record) else 0.0,
+        "rgb.counterfactual": 1.0 if is_counterfactual(record) else 0.0,
+        "rgb.rejection_reference": 1.0 if (rejected or correct) else 0.0,
+        "rgb.rejection_simple": rejected,
+    }
+    if out["rgb.counterfactual"]:
         detected = flag((labels.get("error_detected") or {}).get("*"))
-        out["rgb.error_detected"] = detected
-        out["rgb.error_corrected"] = detected * correct
-        out["rgb._detected"] = detected
-        if variant == "reference":
-            out["rgb._corrected"] = detected * (1.0 if 0.0 not in label else 0.0)
-        else:
-            text = record.response_text.lower()
-            repeats = any(alt and alt.lower() in text for alt in record.counterfactual)
-            out["rgb._corrected"] = correct * (0.0 if repeats else 1.0)
+        text = record.response_text.lower()
+        repeats = any(alt and alt.lower() in text for alt in record.counterfactual)
+        out["rgb.detected"] = detected
+        out["rgb.corrected_reference"] = detected * (1.0 if 0.0 not in label else 0.0)
+        out["rgb.corrected_simple"] = correct * (0.0 if repeats else 1.0)
     if not record.response and not has_any(labels, LABELS):
         # a data file without predictions: nothing was answered, so nothing to score
-        return dict.fromkeys(out)
+        for name in out:
+            if name not in ("rgb.negative", "rgb.counterfactual"):
+                out[name] = None
     return out
+
+
+def values(s: Mapping[str, Any], variant: str) -> Values:
+    """A variant's per-record values and components from ``stats``."""
+    variant = "reference" if variant == "reference" else "simple"
+    out: Values = {"rgb.rejected": s["rgb.rejected"], "rgb.correct": s["rgb.correct"]}
+    if s["rgb.negative"]:
+        out["rgb._rejection"] = s[f"rgb.rejection_{variant}"]
+        out["rgb._reject_evalue"] = s["rgb.rejected"]
+    else:
+        out["rgb._accuracy"] = s["rgb.correct"]
+    if s["rgb.counterfactual"]:
+        detected, correct = s["rgb.detected"], s["rgb.correct"]
+        out["rgb.error_detected"] = detected
+        out["rgb.error_corrected"] = None if detected is None else detected * correct
+        out["rgb._detected"] = detected
+        out["rgb._corrected"] = s[f"rgb.corrected_{variant}"]
+    return out
+
+
+def metrics(
+    record: Record, labels: Layer, settings: Mapping[str, Any], into: dict[str, Any] | None = None
+) -> Values:
+    """The variant's values; ``into`` (when given) also receives the layer's ``stats``."""
+    variant = setting(settings, "rgb.variant", "reference")
+    s = stats(record, labels)
+    if into is not None:
+        into.update(s)
+    return values(s, variant)

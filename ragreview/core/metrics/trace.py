@@ -34,6 +34,8 @@ STORED = {
     "trace.utilization": "stored.utilization_score",
     "trace.completeness": "stored.completeness_score",
 }
+# the stored scores the components compare with, as stats names (stored_relevance, …)
+STORED_STATS = {f"trace.stored_{n[6:]}": s for n, s in STORED.items()}
 
 
 def _adherence(record: Record, labels: Layer, *, strict: bool) -> float:
@@ -63,62 +65,105 @@ def _extra(record: Record, listed: str, judged: set[str]) -> int:
     return max(0, int(count) - len(judged))
 
 
-def metrics(
-    record: Record, labels: Layer, settings: Mapping[str, Any], judge: Layer | None = None
-) -> Values:
-    variant = setting(settings, "trace.variant", "ragbench")
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown trace.variant {variant!r}")
+def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
+    """The layer's sufficient statistics: every variant's values follow from these
+    (``values``), so a variant change needs no pass over the records. Sentence counts
+    and character lengths of the relevant (R), utilized (U) and both (R∩U) sets; R and
+    U counted as RAGBench listed them (``*_listed``, see the module docstring); the
+    adherence verdicts; and the source's stored scores the components compare with."""
     sentences = record.doc_sentences
     keys = frozenset(k for k, _ in sentences)
     relevant = _true(labels, "relevant", keys)
     utilized = _true(labels, "utilized", keys)
     both = relevant & utilized
+    n_r, n_u = len(relevant), len(utilized)
+    if judge is not None:  # (on import the labels are the judge's: no second pass)
+        judged_r = relevant if judge is labels else _true(judge, "relevant", keys)
+        judged_u = utilized if judge is labels else _true(judge, "utilized", keys)
+        n_r += _extra(record, "ragbench.relevant_listed", judged_r)
+        n_u += _extra(record, "ragbench.utilized_listed", judged_u)
+    size = {k: len(text) for k, text in sentences}
+    stored = {name: record.scores.get(key) for name, key in STORED_STATS.items()}
+    stored["trace.stored_adherence"] = record.scores.get("stored.adherence_score")
+    return {
+        "trace.sentences": len(sentences),
+        "trace.chars": sum(size.values()),
+        "trace.relevant": len(relevant),
+        "trace.utilized": len(utilized),
+        "trace.both": len(both),
+        "trace.relevant_listed": n_r,
+        "trace.utilized_listed": n_u,
+        "trace.relevant_chars": sum(size[k] for k in relevant),
+        "trace.utilized_chars": sum(size[k] for k in utilized),
+        "trace.both_chars": sum(size[k] for k in both),
+        "trace.adherent": _adherence(record, labels, strict=False),
+        "trace.all_supported": _adherence(record, labels, strict=True),
+        **{name: None if v is None else float(v) for name, v in stored.items()},
+    }
+
+
+def values(s: Mapping[str, Any], variant: str) -> Values:
+    """A variant's per-record values from ``stats`` (``store.metric_stats`` repeats
+    these formulas in SQL, tested equal)."""
     out: Values = {}
     if variant == "ragbench":
-        n_r, n_u = len(relevant), len(utilized)
-        if judge is not None:  # (on import the labels are the judge's: no second pass)
-            judged_r = relevant if judge is labels else _true(judge, "relevant", keys)
-            judged_u = utilized if judge is labels else _true(judge, "utilized", keys)
-            n_r += _extra(record, "ragbench.relevant_listed", judged_r)
-            n_u += _extra(record, "ragbench.utilized_listed", judged_u)
-        total = len(sentences)
+        total, n_r = s["trace.sentences"], s["trace.relevant_listed"]
         out["trace.relevance"] = n_r / total if total else 0.0
-        out["trace.utilization"] = n_u / total if total else 0.0
-        out["trace.completeness"] = len(both) / n_r if n_r else 1.0
-        out["trace.adherence"] = _adherence(record, labels, strict=False)
+        out["trace.utilization"] = s["trace.utilized_listed"] / total if total else 0.0
+        out["trace.completeness"] = s["trace.both"] / n_r if n_r else 1.0
+        out["trace.adherence"] = s["trace.adherent"]
     elif variant == "length":
-        size = {k: len(text) for k, text in sentences}
-        total = sum(size.values())
-        r_len = sum(size[k] for k in relevant)
+        total, r_len = s["trace.chars"], s["trace.relevant_chars"]
         out["trace.relevance"] = r_len / total if total else 0.0
-        out["trace.utilization"] = sum(size[k] for k in utilized) / total if total else 0.0
-        out["trace.completeness"] = sum(size[k] for k in both) / r_len if r_len else 1.0
-        out["trace.adherence"] = _adherence(record, labels, strict=False)
+        out["trace.utilization"] = s["trace.utilized_chars"] / total if total else 0.0
+        out["trace.completeness"] = s["trace.both_chars"] / r_len if r_len else 1.0
+        out["trace.adherence"] = s["trace.adherent"]
     else:  # capped20
-        out["trace.relevance"] = min(1.0, len(relevant) / 20)
-        out["trace.utilization"] = min(1.0, len(utilized) / len(relevant)) if relevant else 0.0
-        if relevant:
-            out["trace.completeness"] = len(both) / len(relevant)
+        n_r, n_u = s["trace.relevant"], s["trace.utilized"]
+        out["trace.relevance"] = min(1.0, n_r / 20)
+        out["trace.utilization"] = min(1.0, n_u / n_r) if n_r else 0.0
+        if n_r:
+            out["trace.completeness"] = s["trace.both"] / n_r
         else:
-            out["trace.completeness"] = 1.0 if not utilized else 0.0
-        out["trace.adherence"] = _adherence(record, labels, strict=True)
-    out.update(_components(record, out))
+            out["trace.completeness"] = 1.0 if not n_u else 0.0
+        out["trace.adherence"] = s["trace.all_supported"]
+    out.update(_components(s, out))
     return out
 
 
-def _components(record: Record, values: Values) -> Values:
-    """Per-record terms of RMSE and AUROC against the source's stored judge scores."""
+def metrics(
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    judge: Layer | None = None,
+    into: dict[str, Any] | None = None,
+) -> Values:
+    """The variant's values; ``into`` (when given) also receives the layer's ``stats``."""
+    variant = setting(settings, "trace.variant", "ragbench")
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown trace.variant {variant!r}")
+    s = stats(record, labels, judge)
+    if into is not None:
+        into.update(s)
+    return values(s, variant)
+
+
+def _components(s: Mapping[str, Any], values: Values) -> Values:
+    """Per-record terms of RMSE and AUROC against the source's stored judge scores.
+
+    The squared error is ``d * d``, as numpy squares in RAGBench's calculate_metrics.py
+    (sklearn's mean_squared_error), and as SQL can repeat it exactly."""
     out: Values = {}
-    for name, stored_name in STORED.items():
-        stored = record.scores.get(stored_name)
+    for name in STORED:
+        stored = s[f"trace.stored_{name[6:]}"]
         ours = values[name]
         if stored is not None and ours is not None:
-            out[name.replace("trace.", "trace._sqerr_")] = (stored - ours) ** 2
-    stored_adherence = record.scores.get("stored.adherence_score")
+            diff = stored - ours
+            out[name.replace("trace.", "trace._sqerr_")] = diff * diff
+    stored_adherence = s["trace.stored_adherence"]
     if stored_adherence is not None and values["trace.adherence"] is not None:
         truth = 1.0 - values["trace.adherence"]  # hallucination
-        pred = 1.0 - float(stored_adherence)
+        pred = 1.0 - stored_adherence
         out["trace._hall"] = truth
         out["trace._hall_pred"] = pred
         out["trace._hall_tp"] = truth * pred
