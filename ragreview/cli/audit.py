@@ -27,8 +27,10 @@ def build_report(
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
     # the stored metric rows, exactly what `metrics --per-record` shows
-    reviewed, per_record = review_queries.reviewed_with_metrics(db, dataset, only)
+    per_record = review_queries.reviewed_metrics(db, dataset, only)
     settings = store_settings.get_all(db, dataset)
+    # the records stream past a page at a time: the report keeps counts, not records
+    reviewed = review_queries.iter_reviewed(db, dataset, only)
     report = agreement_report.build(reviewed, per_record, seed=seed, resamples=resamples)
     report["dataset"] = dataset
     report["variant"] = settings
@@ -67,7 +69,9 @@ def json_line(obj: Any) -> str:
 @click.option(
     "--html", "html_path", metavar="FILE", help="Also write a self-contained HTML report."
 )
-@click.option("--seed", default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--seed", default=0, type=click.IntRange(min=0), show_default=True, help="Bootstrap seed."
+)
 @click.option(
     "--resamples", default=BOOTSTRAP_RESAMPLES, show_default=True, help="Bootstrap resamples."
 )

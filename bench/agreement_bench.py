@@ -1,0 +1,108 @@
+"""``agreement`` at scale: time and peak memory against the targets of issue 17.
+
+Generates the RAGBench-style file of ``import_bench.py`` (default 100,000 rows),
+imports it, then marks ``--reviewed`` records (default 10,000, spread over the file)
+reviewed through the store API, overriding a label on every fifth of them and giving
+a blind-pass label on every twentieth (none of it timed). Then times, in subprocesses
+(the whole command, as a user runs it):
+
+* ``python -m ragreview agreement DB --json``  (target <= 1.5 s, <= 150 MiB peak RSS);
+* ``python -m ragreview agreement DB --html FILE``  (target <= 2 s).
+
+Peak RSS is the child's own, from ``os.wait4``. Prints the median over ``--repeat``
+runs and each run.
+
+    python bench/agreement_bench.py [--records N] [--reviewed R] [--repeat K] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from import_bench import REPO, clean_up, generate, ragreview, ragreview_env
+
+sys.path.insert(0, str(REPO))
+
+TARGETS = {"json": (1.5, 150.0), "html": (2.0, None)}
+
+
+def mark_reviewed(db_path: Path, reviewed: int) -> int:
+    """Mark ``reviewed`` records reviewed, spread evenly over the file, with overrides."""
+    from ragreview.store import history, open_database
+    from ragreview.store import records as store_records
+
+    db = open_database(db_path)
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
+    step = max(1, len(rowids) // reviewed)
+    chosen = rowids[::step][:reviewed]
+    for i, rowid in enumerate(chosen):
+        if i % 5 == 0 or i % 20 == 1:
+            stored = store_records.get(db, rowid)
+            keys = [k for k, _ in stored.record.doc_sentences]
+            if i % 5 == 0:  # an override: a sentence the judge left alone is relevant
+                history.set_label(db, rowid, "relevant", keys[i % len(keys)], True, "bench")
+                history.set_label(db, rowid, "supported", "a", i % 2 == 0, "bench")
+            else:  # a blind first pass on a few records
+                history.set_label(db, rowid, "utilized", keys[0], i % 3 == 0, "bench", blind=True)
+        history.mark(db, rowid, "reviewed", "bench")
+    db.conn.close()
+    return len(chosen)
+
+
+def timed(*args: str | Path) -> tuple[float, float]:
+    """Wall time (s) and peak RSS (MiB) of ``python -m ragreview ARGS``."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragreview", *map(str, args)],
+        env=ragreview_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"ragreview {' '.join(map(str, args))} failed ({proc.returncode})")
+    return elapsed, usage.ru_maxrss / 1024  # KiB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--reviewed", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each (median)")
+    parser.add_argument("--keep", type=Path, help="keep (and reuse) the file and DB here")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="ragreview-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    data, db = folder / "ragbench_rows.jsonl", folder / "agreement.ragreview.db"
+    if not db.exists():  # --keep reuses a DB set up by an earlier run
+        if not data.exists():
+            generate(data, args.records)
+        ragreview("import", data, "--db", db)
+        n = mark_reviewed(db, args.reviewed)
+        print(f"{args.records} records imported, {n} marked reviewed")
+    html = folder / "report.html"
+    runs: dict[str, list[tuple[float, float]]] = {"json": [], "html": []}
+    for _ in range(args.repeat):
+        runs["json"].append(timed("agreement", db, "--json"))
+        runs["html"].append(timed("agreement", db, "--html", html))
+    for name, got in runs.items():
+        seconds = statistics.median(s for s, _ in got)
+        peak = statistics.median(m for _, m in got)
+        limit_s, limit_mib = TARGETS[name]
+        target = f"target <= {limit_s} s" + (f", <= {limit_mib:.0f} MiB" if limit_mib else "")
+        each = ", ".join(f"{s:.2f} s/{m:.0f} MiB" for s, m in got)
+        print(f"agreement --{name}: {seconds:.2f} s, peak {peak:.0f} MiB ({target}; runs: {each})")
+    clean_up(folder, args.keep)
+
+
+if __name__ == "__main__":
+    main()
