@@ -72,7 +72,7 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
     return cohen_kappa_of_counts(Counter(pairs))
 
 
-def cohen_kappa_of_counts(counts: Mapping[tuple[Hashable, Hashable], int]) -> float | None:
+def cohen_kappa_of_counts(counts: Mapping[tuple[Any, Any], int]) -> float | None:
     """``cohen_kappa`` from ``{(a, b): how many}``: the same integer sums, so the same
     float, as from the pairs themselves."""
     n = sum(counts.values())
@@ -95,7 +95,7 @@ def binary_stats(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
     return binary_stats_of_counts(Counter((bool(j), bool(h)) for j, h in pairs))
 
 
-def binary_stats_of_counts(counts: Mapping[tuple[bool, bool], int]) -> dict[str, Any]:
+def binary_stats_of_counts(counts: Mapping[tuple[Any, Any], int]) -> dict[str, Any]:
     """``binary_stats`` from ``{(judge, human): how many}`` boolean pair counts (a
     report over many records keeps these counts, not every item)."""
     c = confusion_of_counts(counts)
@@ -128,7 +128,7 @@ def multiclass_stats(pairs: Sequence[tuple[Hashable, Hashable]]) -> dict[str, An
     return multiclass_stats_of_counts(Counter(pairs))
 
 
-def multiclass_stats_of_counts(counts: Mapping[tuple[Hashable, Hashable], int]) -> dict[str, Any]:
+def multiclass_stats_of_counts(counts: Mapping[tuple[Any, Any], int]) -> dict[str, Any]:
     """``multiclass_stats`` from ``{(judge, human): how many}``, in first-seen order
     (the matrix's rows and columns keep the order the pairs came in)."""
     n = sum(counts.values())
@@ -298,8 +298,8 @@ def bootstrap_cis(
         rng = np.random.default_rng(seed)
         for start in range(0, resamples, RESAMPLE_CHUNK):
             idx = rng.integers(0, n, size=(min(RESAMPLE_CHUNK, resamples - start), n))
-            for row, values in enumerate(rows):
-                sums[row, start : start + len(idx)] = np.take(values, idx).sum(axis=1)
+            for row, column in enumerate(rows):
+                sums[row, start : start + len(idx)] = np.take(column, idx).sum(axis=1)
         for row, i in enumerate(members):
             means = sorted((sums[row] / n).tolist())
             out[i] = (percentile(means, tail), percentile(means, 1 - tail))

@@ -135,11 +135,11 @@ def pair_counts(
             if target in judged and target in given:
                 j = candidates.intersection(judged[target])
                 h = candidates.intersection(given[target])
-                both = len(j & h)
+                shared = len(j & h)
                 cells = {
-                    (True, True): both,
-                    (True, False): len(j) - both,
-                    (False, True): len(h) - both,
+                    (True, True): shared,
+                    (True, False): len(j) - shared,
+                    (False, True): len(h) - shared,
                     (False, False): len(candidates) - len(j | h),
                 }
                 counts.update({pair: k for pair, k in cells.items() if k})
