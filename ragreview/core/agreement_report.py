@@ -54,7 +54,7 @@ class LabelTally:
     whatever the number of records, instead of every item."""
 
     human_names_only: bool = False
-    pairs: dict[str, Counter[tuple[Any, Any]]] = field(default_factory=dict)
+    pairs: dict[str, dict[tuple[Any, Any], int]] = field(default_factory=dict)
     unpaired: dict[str, int] = field(default_factory=dict)
 
     def add(self, record: Record, judge: Layer, human: Layer) -> None:
@@ -74,8 +74,8 @@ class LabelTally:
             kind = CATALOGUE[name].target
             if kind not in targets:
                 targets[kind] = record.targets(kind)
-            got, missing = label_items.pair_counts(record, judge, human, name, targets[kind])
-            self.pairs.setdefault(name, Counter()).update(got)
+            counts = self.pairs.setdefault(name, {})
+            missing = label_items.count_pairs(record, judge, human, name, counts, targets[kind])
             if missing:
                 self.unpaired[name] = self.unpaired.get(name, 0) + missing
 
@@ -138,8 +138,8 @@ def metric_pairs(
     """Per metric, the ``(judge, reviewed)`` values of records where both are defined."""
     pairs: dict[str, list[tuple[float, float]]] = {}
     for judge, reviewed in per_record:
-        for name in sorted(judge.keys() | reviewed.keys()):
-            j, r = _number(judge.get(name)), _number(reviewed.get(name))
+        for name, value in judge.items():  # a name the judge lacks has no pair
+            j, r = _number(value), _number(reviewed.get(name))
             if j is not None and r is not None:
                 pairs.setdefault(name, []).append((j, r))
     return dict(sorted(pairs.items()))

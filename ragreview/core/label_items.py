@@ -106,15 +106,16 @@ def paired(
     return [(left[item], right[item]) for item in left if item in right]
 
 
-def pair_counts(
+def count_pairs(
     record: Record,
     judge: Layer,
     human: Layer,
     name: str,
+    counts: dict[tuple[Any, Any], int],
     targets: tuple[str, ...] | None = None,
-) -> tuple[Counter[tuple[Any, Any]], int]:
-    """The pairs of ``paired`` counted (``{(judge, human): how many}``, first seen
-    first), and how many items ``human`` gives that ``judge`` does not.
+) -> int:
+    """Add the pairs of ``paired`` to ``counts`` (``{(judge, human): how many}``, first
+    seen first); return how many items ``human`` gives that ``judge`` does not.
 
     The same numbers as building every item with ``values``, without building them
     where that is most of the work: a record's hundreds of sentence and citation
@@ -127,7 +128,6 @@ def pair_counts(
         targets = record.targets(label.target)
     judged: Mapping[str, Any] = judge.get(name, {})
     given: Mapping[str, Any] = human.get(name, {})
-    counts: Counter[tuple[Any, Any]] = Counter()
     missing = 0
     if label.kind == "keys":
         candidates = set([k for k, _ in record.doc_sentences] + sorted(SUPPORT_TOKENS))
@@ -136,24 +136,28 @@ def pair_counts(
                 j = candidates.intersection(judged[target])
                 h = candidates.intersection(given[target])
                 shared = len(j & h)
-                cells = {
-                    (True, True): shared,
-                    (True, False): len(j) - shared,
-                    (False, True): len(h) - shared,
-                    (False, False): len(candidates) - len(j | h),
-                }
-                counts.update({pair: k for pair, k in cells.items() if k})
+                cells = (
+                    ((True, True), shared),
+                    ((True, False), len(j) - shared),
+                    ((False, True), len(h) - shared),
+                    ((False, False), len(candidates) - len(j | h)),
+                )
+                for pair, k in cells:
+                    if k:
+                        counts[pair] = counts.get(pair, 0) + k
             elif target in given:
                 missing += len(candidates)
-        return counts, missing
+        return missing
     if label.default is None or is_multiclass(name):  # every item, in order
         left, right = values(record, judge, name), values(record, human, name)
         both = [(left[item], right[item]) for item in left if item in right]
         try:
-            counts.update(Counter(both))  # counted in C
+            got = Counter(both)  # counted in C
         except TypeError:  # a list value (malformed layer): count it as a tuple
-            counts.update(Counter((hashable(j), hashable(h)) for j, h in both))
-        return counts, sum(1 for item in right if item not in left)
+            got = Counter((hashable(j), hashable(h)) for j, h in both)
+        for pair, k in got.items():
+            counts[pair] = counts.get(pair, 0) + k
+        return sum(1 for item in right if item not in left)
     unique = dict.fromkeys(targets)
     named = [t for t in judged if t in unique]
     named += [t for t in given if t in unique and t not in judged]
@@ -162,10 +166,11 @@ def pair_counts(
         if j is None:
             missing += h is not None
         elif h is not None:
-            counts[(j, h)] += 1
+            counts[(j, h)] = counts.get((j, h), 0) + 1
     if len(unique) > len(named):  # the rest take the default on both sides
-        counts[(label.default, label.default)] += len(unique) - len(named)
-    return counts, missing
+        pair = (label.default, label.default)
+        counts[pair] = counts.get(pair, 0) + len(unique) - len(named)
+    return missing
 
 
 def label_names(layers: Iterable[Iterable[str]]) -> list[str]:
