@@ -9,8 +9,9 @@ a blind-pass label on every twentieth (none of it timed). Then times, in subproc
 * ``python -m ragreview agreement DB --json``  (target <= 1.5 s, <= 150 MiB peak RSS);
 * ``python -m ragreview agreement DB --html FILE``  (target <= 2 s).
 
-Peak RSS is the child's own, from ``os.wait4``. Prints the median over ``--repeat``
-runs and each run.
+Peak RSS and CPU time (user + system) are the child's own, from ``os.wait4``; on a
+shared machine the CPU time says more than the wall time, which includes waiting for
+a core. Prints the median over ``--repeat`` runs and each run.
 
     python bench/agreement_bench.py [--records N] [--reviewed R] [--repeat K] [--keep DIR]
 """
@@ -56,8 +57,8 @@ def mark_reviewed(db_path: Path, reviewed: int) -> int:
     return len(chosen)
 
 
-def timed(*args: str | Path) -> tuple[float, float]:
-    """Wall time (s) and peak RSS (MiB) of ``python -m ragreview ARGS``."""
+def timed(*args: str | Path) -> tuple[float, float, float]:
+    """Wall time (s), peak RSS (MiB) and CPU time (s) of ``python -m ragreview ARGS``."""
     t = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "ragreview", *map(str, args)],
@@ -70,7 +71,7 @@ def timed(*args: str | Path) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         sys.exit(f"ragreview {' '.join(map(str, args))} failed ({proc.returncode})")
-    return elapsed, usage.ru_maxrss / 1024  # KiB on Linux
+    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # KiB on Linux
 
 
 def main() -> None:
@@ -90,17 +91,21 @@ def main() -> None:
         n = mark_reviewed(db, args.reviewed)
         print(f"{args.records} records imported, {n} marked reviewed")
     html = folder / "report.html"
-    runs: dict[str, list[tuple[float, float]]] = {"json": [], "html": []}
+    runs: dict[str, list[tuple[float, float, float]]] = {"json": [], "html": []}
     for _ in range(args.repeat):
         runs["json"].append(timed("agreement", db, "--json"))
         runs["html"].append(timed("agreement", db, "--html", html))
     for name, got in runs.items():
-        seconds = statistics.median(s for s, _ in got)
-        peak = statistics.median(m for _, m in got)
+        seconds = statistics.median(s for s, _, _ in got)
+        peak = statistics.median(m for _, m, _ in got)
+        cpu = statistics.median(c for _, _, c in got)
         limit_s, limit_mib = TARGETS[name]
         target = f"target <= {limit_s} s" + (f", <= {limit_mib:.0f} MiB" if limit_mib else "")
-        each = ", ".join(f"{s:.2f} s/{m:.0f} MiB" for s, m in got)
-        print(f"agreement --{name}: {seconds:.2f} s, peak {peak:.0f} MiB ({target}; runs: {each})")
+        each = ", ".join(f"{s:.2f} s/{c:.2f} s CPU/{m:.0f} MiB" for s, m, c in got)
+        print(
+            f"agreement --{name}: {seconds:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB "
+            f"({target}; runs: {each})"
+        )
     clean_up(folder, args.keep)
 
 
