@@ -167,17 +167,16 @@ def _write_csv(
     but the few where a metric first appears, whose own metric order places the columns
     exactly as a pass computing every record's metrics would."""
     metric_rows.ensure(db, dataset)
-    present = metric_table.metric_names(db, dataset, status)
+    names = sorted(metric_table.metric_names(db, dataset, status))
+    first = metric_table.first_records(db, dataset, names, status)
     config = store_settings.get_all(db, dataset)
     order: dict[str, None] = {}
-    firsts = store_records.get_many(
-        db, metric_table.first_records(db, dataset, sorted(present), status)
-    )
+    firsts = store_records.get_many(db, sorted({rowid for _, rowid in first.values()}))
     for stored in sorted(firsts, key=lambda s: (s.position, s.rowid)):
         for layer in (stored.judge, effective(stored.judge, stored.human)):
-            names = record_values(stored.record, layer, config, stored.judge)
-            order.update((name, None) for name in names if name in present)
-    order.update(dict.fromkeys(sorted(present)))  # kept, should a stored row name one more
+            computed = record_values(stored.record, layer, config, stored.judge)
+            order.update((name, None) for name in computed if name in first)
+    order.update(dict.fromkeys(sorted(first)))  # kept, should a stored row name one more
     rows: Any = metric_table.rows(db, dataset, list(order), status)
     if on_record is not None:
         rows = _counted(rows, on_record)

@@ -44,21 +44,22 @@ def metric_names(db: sqlite_utils.Database, dataset: str, status: str | None = N
 
 def first_records(
     db: sqlite_utils.Database, dataset: str, names: Sequence[str], status: str | None = None
-) -> list[int]:
-    """For each metric name, the first record (file order) with a row for it; each
-    rowid once, in file order. Usually the first record has them all, found at once."""
+) -> dict[str, tuple[int, int]]:
+    """For each metric name, the first record (file order) with a row for it, as
+    ``(position, rowid)``; names no record has are left out. Usually the first record
+    has them all, found at once."""
     where, params = _where(dataset, status)
-    found: dict[int, tuple[int, int]] = {}
+    found: dict[str, tuple[int, int]] = {}
     for name in names:
         row = db.conn.execute(
-            f"SELECT r.rowid, r.position FROM records r WHERE {where} AND EXISTS "
+            f"SELECT r.position, r.rowid FROM records r WHERE {where} AND EXISTS "
             "(SELECT 1 FROM record_metrics m WHERE m.record = r.rowid AND m.layer IN (?, ?) "
             "AND m.name = ?) ORDER BY r.position, r.rowid LIMIT 1",
             [*params, *LAYERS, name],
         ).fetchone()
         if row is not None:
-            found[row[0]] = (row[1], row[0])
-    return sorted(found, key=found.__getitem__)
+            found[name] = (row[0], row[1])
+    return found
 
 
 def rows(
