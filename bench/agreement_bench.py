@@ -9,9 +9,9 @@ a blind-pass label on every twentieth (none of it timed). Then times, in subproc
 * ``python -m ragreview agreement DB --json``  (target <= 1.5 s, <= 150 MiB peak RSS);
 * ``python -m ragreview agreement DB --html FILE``  (target <= 2 s).
 
-Peak RSS and CPU time (user + system) are the child's own, from ``os.wait4``; on a
-shared machine the CPU time says more than the wall time, which includes waiting for
-a core. Prints the median over ``--repeat`` runs and each run.
+Peak RSS and CPU time (user + system) are the command's own, from ``/usr/bin/time``;
+on a shared machine the CPU time says more than the wall time, which includes waiting
+for a core. Prints the median over ``--repeat`` runs and each run.
 
     python bench/agreement_bench.py [--records N] [--reviewed R] [--repeat K] [--keep DIR]
 """
@@ -19,7 +19,6 @@ a core. Prints the median over ``--repeat`` runs and each run.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -57,21 +56,31 @@ def mark_reviewed(db_path: Path, reviewed: int) -> int:
     return len(chosen)
 
 
+def measured(command: list[str]) -> tuple[float, float, float]:
+    """Wall time (s), peak RSS (MiB) and CPU time (s, user + system) of ``command``.
+
+    The peak comes from ``/usr/bin/time``, which starts the command itself: the
+    rusage of a child this process starts directly also counts this process's own
+    memory (Python spawns with vfork, and exec records the borrowed memory's high
+    water mark as the child's)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        t = time.perf_counter()
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%U %S %M", "-o", report.name, *command],
+            env=ragreview_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        elapsed = time.perf_counter() - t
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed ({done.returncode})")
+        user, system, kib = report.read().split()[-3:]
+    return elapsed, int(kib) / 1024, float(user) + float(system)
+
+
 def timed(*args: str | Path) -> tuple[float, float, float]:
-    """Wall time (s), peak RSS (MiB) and CPU time (s) of ``python -m ragreview ARGS``."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragreview", *map(str, args)],
-        env=ragreview_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"ragreview {' '.join(map(str, args))} failed ({proc.returncode})")
-    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # KiB on Linux
+    """``measured`` of ``python -m ragreview ARGS``."""
+    return measured([sys.executable, "-m", "ragreview", *map(str, args)])
 
 
 def main() -> None:

@@ -23,12 +23,12 @@ import filecmp
 import os
 import sqlite3
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from import_bench import baseline, clean_up, generate, ragreview, ragreview_env, report, setup
+from agreement_bench import measured
+from import_bench import baseline, clean_up, generate, ragreview, report, setup
 
 
 def baseline_export(db_path: Path, out: Path) -> int:
@@ -44,20 +44,11 @@ def baseline_export(db_path: Path, out: Path) -> int:
 
 
 def timed_export(db: Path, out: Path, as_: str) -> tuple[float, float]:
-    """Wall time (s) and peak RSS (MiB, the child's own) of one ``export --as as_``."""
+    """Wall time (s) and peak RSS (MiB) of one ``export --as as_``."""
     os.sync()  # the previous run's writeback must not land on this one
-    t = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragreview", "export", str(db), "--out", str(out), "--force"]
-        + ["--as", as_],
-        env=ragreview_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"export --as {as_} failed")
-    return time.perf_counter() - t, usage.ru_maxrss / 1024
+    command = [sys.executable, "-m", "ragreview", "export", str(db), "--out", str(out)]
+    elapsed, peak, _ = measured([*command, "--force", "--as", as_])
+    return elapsed, peak
 
 
 def csv_against_source(folder: Path, repeat: int) -> None:
