@@ -10,7 +10,9 @@ times, alternating:
   command), checked to give the input back byte for byte.
 
 Prints both throughputs (medians over ``--repeat`` runs) and their ratio; the target is
-at least 0.5.
+at least 0.5. Then times ``export --as csv`` (every record's stored metrics, one row per
+record) against ``export --as source`` in the same run, alternating, and prints the
+time ratio csv / source (target <= 1.5) and the CSV export's peak RSS.
 
     python bench/export_bench.py [--records N] [--repeat R] [--keep DIR]
 """
@@ -20,10 +22,12 @@ from __future__ import annotations
 import filecmp
 import os
 import sqlite3
+import statistics
 import sys
 import time
 from pathlib import Path
 
+from agreement_bench import measured
 from import_bench import baseline, clean_up, generate, ragreview, report, setup
 
 
@@ -37,6 +41,30 @@ def baseline_export(db_path: Path, out: Path) -> int:
             n += 1
     conn.close()
     return n
+
+
+def timed_export(db: Path, out: Path, as_: str) -> tuple[float, float]:
+    """Wall time (s) and peak RSS (MiB) of one ``export --as as_``."""
+    os.sync()  # the previous run's writeback must not land on this one
+    command = [sys.executable, "-m", "ragreview", "export", str(db), "--out", str(out)]
+    elapsed, peak, _ = measured([*command, "--force", "--as", as_])
+    return elapsed, peak
+
+
+def csv_against_source(folder: Path, repeat: int) -> None:
+    """``export --as csv`` against ``export --as source``, alternating (target <= 1.5)."""
+    db = folder / "ragreview.db"
+    runs: dict[str, list[tuple[float, float]]] = {"source": [], "csv": []}
+    for _ in range(repeat):
+        runs["source"].append(timed_export(db, folder / "source-out.jsonl", "source"))
+        runs["csv"].append(timed_export(db, folder / "out.csv", "csv"))
+    source = statistics.median(s for s, _ in runs["source"])
+    csv = statistics.median(s for s, _ in runs["csv"])
+    peak = max(m for _, m in runs["csv"])
+    each = ", ".join(f"{c / s:.2f}" for (c, _), (s, _) in zip(runs["csv"], runs["source"]))
+    print(f"export --as source: {source:6.1f} s, peak {max(m for _, m in runs['source']):.0f} MiB")
+    print(f"export --as csv:    {csv:6.1f} s, peak {peak:.0f} MiB")
+    print(f"csv / source: {csv / source:.2f} (target <= 1.50; per run: {each})")
 
 
 def main() -> None:
@@ -66,6 +94,7 @@ def main() -> None:
     if not filecmp.cmp(data, folder / "ragreview-out.jsonl", shallow=False):
         sys.exit("the export is not the input byte for byte")
     report("baseline (sqlite -> file)", "ragreview export", n, base_times, ours_times)
+    csv_against_source(folder, args.repeat)
     clean_up(folder, args.keep)
 
 

@@ -166,3 +166,39 @@ def test_every_core_formats_store_module_imports_nothing_heavy() -> None:
 @pytest.mark.parametrize("module", ["ragreview.services", "ragreview.formats.sentencizer"])
 def test_lazy_modules_load_nothing_heavy(module: str) -> None:
     assert loaded_after(f"import {module}") == []
+
+
+# Third-party packages core may import, per module. core is the standard library only
+# (docs/architecture.md), with one exception: the agreement bootstrap draws its
+# 2000 x n resample indices with numpy (imported inside the function, so importing
+# core still loads none), which cut `agreement` on 10,000 records from seconds to
+# under 0.1 s (issue 17).
+CORE_THIRD_PARTY = {"ragreview.core.agreement": {"numpy"}}
+
+
+def test_core_imports_the_standard_library_only() -> None:
+    found = []
+    for path in sorted((PACKAGE_ROOT / "core").rglob("*.py")):
+        module = ".".join(_module_name(path, PACKAGE_ROOT))
+        allowed = CORE_THIRD_PARTY.get(module, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top != "ragreview" and top not in allowed:
+                    found.append(f"{module}:{node.lineno} imports {name}")
+    assert found == []
+
+
+def test_importing_core_loads_no_numpy() -> None:
+    code = "import sys, ragreview.core.agreement_report; print('numpy' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

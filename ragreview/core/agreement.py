@@ -1,6 +1,8 @@
 """Agreement statistics (docs/agreement.md): judge vs human and human vs human.
 
-Pure functions over plain values, stdlib only. The judge is always the *prediction*
+Pure functions over plain values, standard library only except the bootstrap, which
+draws its resamples with numpy (imported when first needed; the pure-Python draw was
+most of the time of ``agreement`` on a few thousand records). The judge is always the *prediction*
 and the human the *truth*, so "precision" is the share of the judge's positives the
 human kept, and "recall" (= TPR) the share of the human's positives the judge found.
 Every statistic returns ``None`` where it is undefined (a zero denominator) rather
@@ -10,9 +12,8 @@ than a made-up 0 or 1.
 from __future__ import annotations
 
 import math
-import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,16 +40,21 @@ class Confusion:
 
 def confusion(pairs: Sequence[tuple[bool, bool]]) -> Confusion:
     """Count ``(judge, human)`` boolean pairs."""
+    return confusion_of_counts(Counter((bool(j), bool(h)) for j, h in pairs))
+
+
+def confusion_of_counts(counts: Mapping[tuple[Any, Any], int]) -> Confusion:
+    """``confusion`` from ``{(judge, human): how many}`` (values read as booleans)."""
     tp = fp = fn = tn = 0
-    for judge, human in pairs:
+    for (judge, human), k in counts.items():
         if judge and human:
-            tp += 1
+            tp += k
         elif judge:
-            fp += 1
+            fp += k
         elif human:
-            fn += 1
+            fn += k
         else:
-            tn += 1
+            tn += k
     return Confusion(tp, fp, fn, tn)
 
 
@@ -63,12 +69,21 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
     as sklearn's ``cohen_kappa_score``). Undefined (None) when p_e = 1, i.e. both
     raters used one and the same class throughout.
     """
-    n = len(pairs)
+    return cohen_kappa_of_counts(Counter(pairs))
+
+
+def cohen_kappa_of_counts(counts: Mapping[tuple[Any, Any], int]) -> float | None:
+    """``cohen_kappa`` from ``{(a, b): how many}``: the same integer sums, so the same
+    float, as from the pairs themselves."""
+    n = sum(counts.values())
     if n == 0:
         return None
-    observed = sum(1 for a, b in pairs if a == b) / n
-    left = Counter(a for a, _ in pairs)
-    right = Counter(b for _, b in pairs)
+    observed = sum(k for (a, b), k in counts.items() if a == b) / n
+    left: Counter[Hashable] = Counter()
+    right: Counter[Hashable] = Counter()
+    for (a, b), k in counts.items():
+        left[a] += k
+        right[b] += k
     expected = sum(left[c] * right.get(c, 0) for c in left) / (n * n)
     if expected == 1:
         return None
@@ -77,11 +92,17 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
 
 def binary_stats(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
     """The ``agreement --json`` per-label block (docs/agreement.md): n, accuracy, κ, precision, recall, F1, TPR, TNR."""
-    c = confusion(pairs)
+    return binary_stats_of_counts(Counter((bool(j), bool(h)) for j, h in pairs))
+
+
+def binary_stats_of_counts(counts: Mapping[tuple[Any, Any], int]) -> dict[str, Any]:
+    """``binary_stats`` from ``{(judge, human): how many}`` boolean pair counts (a
+    report over many records keeps these counts, not every item)."""
+    c = confusion_of_counts(counts)
     return {
         "n": c.n,
         "accuracy": _ratio(c.tp + c.tn, c.n),
-        "kappa": cohen_kappa([(bool(j), bool(h)) for j, h in pairs]),
+        "kappa": cohen_kappa_of_counts(counts),
         "precision": _ratio(c.tp, c.tp + c.fp),
         "recall": _ratio(c.tp, c.tp + c.fn),
         "f1": _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn),
@@ -104,15 +125,21 @@ def class_name(value: Any) -> str:
 
 def multiclass_stats(pairs: Sequence[tuple[Hashable, Hashable]]) -> dict[str, Any]:
     """Accuracy, κ and the full judge × human matrix for a label with several values."""
-    n = len(pairs)
+    return multiclass_stats_of_counts(Counter(pairs))
+
+
+def multiclass_stats_of_counts(counts: Mapping[tuple[Any, Any], int]) -> dict[str, Any]:
+    """``multiclass_stats`` from ``{(judge, human): how many}``, in first-seen order
+    (the matrix's rows and columns keep the order the pairs came in)."""
+    n = sum(counts.values())
     matrix: dict[str, dict[str, int]] = {}
-    for judge, human in pairs:
+    for (judge, human), k in counts.items():
         row = matrix.setdefault(class_name(judge), {})
-        row[class_name(human)] = row.get(class_name(human), 0) + 1
+        row[class_name(human)] = row.get(class_name(human), 0) + k
     return {
         "n": n,
-        "accuracy": _ratio(sum(1 for j, h in pairs if j == h), n),
-        "kappa": cohen_kappa(pairs),
+        "accuracy": _ratio(sum(k for (j, h), k in counts.items() if j == h), n),
+        "kappa": cohen_kappa_of_counts(counts),
         "matrix": matrix,
     }
 
@@ -230,17 +257,53 @@ def bootstrap_ci(
 ) -> tuple[float, float] | None:
     """Percentile bootstrap interval of the mean of ``diffs``, resampling records.
 
-    ``random.Random(seed)`` draws ``resamples`` samples of len(diffs) records with
-    replacement; the interval is the (1 − level)/2 and (1 + level)/2 quantiles of the
-    resampled means. Seeded, so a report can be reproduced exactly.
+    ``numpy.random.default_rng(seed)`` draws the record indices of all ``resamples``
+    resamples at once, as ``rng.integers(0, n, size=(resamples, n))`` (row b is
+    resample b, n = len(diffs), with replacement); the interval is the (1 − level)/2
+    and (1 + level)/2 quantiles of the resampled means, interpolated linearly
+    (``percentile``). Seeded, so a report can be reproduced exactly.
     """
-    n = len(diffs)
-    if n == 0:
-        return None
-    rng = random.Random(seed)
-    means = sorted(math.fsum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    return bootstrap_cis([diffs], seed, resamples, level)[0]
+
+
+RESAMPLE_CHUNK = 64  # resamples drawn at a time: 64 × n indices in memory, not resamples × n
+
+
+def bootstrap_cis(
+    series: Sequence[Sequence[float]],
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = 0.95,
+) -> list[tuple[float, float] | None]:
+    """``bootstrap_ci`` of each series (None for an empty one).
+
+    The draw depends only on the seed and the series' length, so series of the same
+    length share one draw: the result is each series' own ``bootstrap_ci``, for the cost
+    of one. The indices come in chunks of ``RESAMPLE_CHUNK`` rows, which numpy's
+    generator yields as the same stream as one ``(resamples, n)`` array.
+    """
+    if seed < 0:
+        raise ValueError(f"the bootstrap seed must be 0 or more, got {seed}")
+    import numpy as np  # here: `import ragreview.core` stays standard library only
+
+    out: list[tuple[float, float] | None] = [None] * len(series)
+    by_length: dict[int, list[int]] = {}
+    for i, values in enumerate(series):
+        if len(values):
+            by_length.setdefault(len(values), []).append(i)
     tail = (1 - level) / 2
-    return percentile(means, tail), percentile(means, 1 - tail)
+    for n, members in by_length.items():
+        rows = [np.asarray(series[i], dtype=np.float64) for i in members]
+        sums = np.empty((len(members), resamples))
+        rng = np.random.default_rng(seed)
+        for start in range(0, resamples, RESAMPLE_CHUNK):
+            idx = rng.integers(0, n, size=(min(RESAMPLE_CHUNK, resamples - start), n))
+            for row, column in enumerate(rows):
+                sums[row, start : start + len(idx)] = np.take(column, idx).sum(axis=1)
+        for row, i in enumerate(members):
+            means = sorted((sums[row] / n).tolist())
+            out[i] = (percentile(means, tail), percentile(means, 1 - tail))
+    return out
 
 
 def metric_stats(
@@ -249,19 +312,33 @@ def metric_stats(
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, Any]:
     """The ``agreement --json`` per-metric block (docs/agreement.md) from per-record ``(judge, reviewed)`` values."""
-    judge = [float(j) for j, _ in pairs]
-    reviewed = [float(e) for _, e in pairs]
-    judge_mean, reviewed_mean = mean(judge), mean(reviewed)
-    bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
-    ci = bootstrap_ci([j - e for j, e in zip(judge, reviewed)], seed, resamples)
-    return {
-        "n": len(pairs),
-        "judge_mean": judge_mean,
-        "effective_mean": reviewed_mean,
-        "bias": bias,
-        "ci_low": None if ci is None else ci[0],
-        "ci_high": None if ci is None else ci[1],
-        "pearson": pearson(judge, reviewed),
-        "spearman": spearman(judge, reviewed),
-        "rmse": rmse(judge, reviewed),
-    }
+    return metrics_stats({"": pairs}, seed, resamples)[""]
+
+
+def metrics_stats(
+    pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]],
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> dict[str, dict[str, Any]]:
+    """``metric_stats`` of each metric, their bootstraps drawn together (``bootstrap_cis``)."""
+    judges = {name: [float(j) for j, _ in pairs] for name, pairs in pairs_by_metric.items()}
+    reviews = {name: [float(e) for _, e in pairs] for name, pairs in pairs_by_metric.items()}
+    diffs = [[j - e for j, e in zip(judges[n], reviews[n])] for n in pairs_by_metric]
+    cis = bootstrap_cis(diffs, seed, resamples)
+    out = {}
+    for name, ci in zip(pairs_by_metric, cis):
+        judge, reviewed = judges[name], reviews[name]
+        judge_mean, reviewed_mean = mean(judge), mean(reviewed)
+        bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
+        out[name] = {
+            "n": len(judge),
+            "judge_mean": judge_mean,
+            "effective_mean": reviewed_mean,
+            "bias": bias,
+            "ci_low": None if ci is None else ci[0],
+            "ci_high": None if ci is None else ci[1],
+            "pearson": pearson(judge, reviewed),
+            "spearman": spearman(judge, reviewed),
+            "rmse": rmse(judge, reviewed),
+        }
+    return out

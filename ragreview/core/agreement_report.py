@@ -9,21 +9,22 @@ a reviewed record's un-overridden labels count as the reviewer accepting the jud
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import label_items
 from .agreement import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
-    binary_stats,
+    binary_stats_of_counts,
     cohen_kappa,
     krippendorff_alpha_nominal,
-    multiclass_stats,
+    metrics_stats,
+    multiclass_stats_of_counts,
     percent_agreement,
 )
-from .agreement import metric_stats as _metric_stats
 from .labels import CATALOGUE, Layer, effective
 from .record import Record
 
@@ -45,6 +46,56 @@ class Reviewed:
         return effective(self.judge, self.human)
 
 
+@dataclass
+class LabelTally:
+    """What the label statistics need from the records, counted as they stream past:
+    per label, how often each ``(judge, human)`` value pair occurred (in first-seen
+    order), and the items the human side gives but the judge does not. A few counters,
+    whatever the number of records, instead of every item."""
+
+    human_names_only: bool = False
+    pairs: dict[str, dict[tuple[Any, Any], int]] = field(default_factory=dict)
+    unpaired: dict[str, int] = field(default_factory=dict)
+
+    def add(self, record: Record, judge: Layer, human: Layer) -> None:
+        targets: dict[str, tuple[str, ...]] = {}  # per target kind, read once per record
+        # label_items.applies for every name at once: the record's family and those of
+        # the labels either layer carries
+        families = {label_items.task_family(record.task)}
+        families.update(CATALOGUE[n].family for layer in (judge, human) for n in layer
+                        if n in CATALOGUE)  # fmt: skip
+        for name in CATALOGUE:
+            if (
+                name not in human
+                if self.human_names_only
+                else CATALOGUE[name].family not in families
+            ):
+                continue
+            kind = CATALOGUE[name].target
+            if kind not in targets:
+                targets[kind] = record.targets(kind)
+            counts = self.pairs.setdefault(name, {})
+            missing = label_items.count_pairs(record, judge, human, name, counts, targets[kind])
+            if missing:
+                self.unpaired[name] = self.unpaired.get(name, 0) + missing
+
+    def stats(self) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+        """``label_agreement``'s result from the counts."""
+        labels: dict[str, Any] = {}
+        multiclass: dict[str, Any] = {}
+        for name in label_items.label_names([self.pairs]):
+            got = self.pairs[name]
+            if not got:
+                continue
+            binary: Counter[tuple[bool, bool]] = Counter()
+            for (j, h), k in got.items():
+                binary[(label_items.binary(name, j), label_items.binary(name, h))] += k
+            labels[name] = binary_stats_of_counts(binary)
+            if label_items.is_multiclass(name):
+                multiclass[name] = multiclass_stats_of_counts(got)
+        return labels, multiclass, dict(self.unpaired)
+
+
 def label_agreement(
     pairs_by_record: Iterable[tuple[Record, Layer, Layer]],
     *,
@@ -57,35 +108,10 @@ def label_agreement(
     ``human_names_only`` (blind passes): a label is compared only on records where the
     human side gave it at all, since a blind pass may cover some label kinds only.
     """
-    pairs: dict[str, list[tuple[Any, Any]]] = {}
-    unpaired: dict[str, int] = {}
+    tally = LabelTally(human_names_only)
     for record, judge, human in pairs_by_record:
-        for name in CATALOGUE:
-            if not (
-                name in human
-                if human_names_only
-                else label_items.applies(record, name, (judge, human))
-            ):
-                continue
-            got = label_items.paired(record, judge, human, name, strict=human_names_only)
-            pairs.setdefault(name, []).extend(got)
-            human_items = label_items.values(record, human, name)
-            judge_items = label_items.values(record, judge, name)
-            missing = sum(1 for item in human_items if item not in judge_items)
-            if missing:
-                unpaired[name] = unpaired.get(name, 0) + missing
-    labels: dict[str, Any] = {}
-    multiclass: dict[str, Any] = {}
-    for name in label_items.label_names([pairs]):
-        got = pairs[name]
-        if not got:
-            continue
-        labels[name] = binary_stats(
-            [(label_items.binary(name, j), label_items.binary(name, h)) for j, h in got]
-        )
-        if label_items.is_multiclass(name):
-            multiclass[name] = multiclass_stats(got)
-    return labels, multiclass, unpaired
+        tally.add(record, judge, human)
+    return tally.stats()
 
 
 def _number(value: Any) -> float | None:
@@ -95,7 +121,7 @@ def _number(value: Any) -> float | None:
 
 
 def metric_agreement(
-    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    per_record: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, Any]:
@@ -103,26 +129,25 @@ def metric_agreement(
 
     A record counts for a metric when the metric is defined under both layers.
     """
-    pairs = metric_pairs(per_record)
-    return {name: _metric_stats(values, seed, resamples) for name, values in pairs.items()}
+    return metrics_stats(metric_pairs(per_record), seed, resamples)
 
 
 def metric_pairs(
-    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    per_record: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
 ) -> dict[str, list[tuple[float, float]]]:
     """Per metric, the ``(judge, reviewed)`` values of records where both are defined."""
     pairs: dict[str, list[tuple[float, float]]] = {}
     for judge, reviewed in per_record:
-        for name in sorted(judge.keys() | reviewed.keys()):
-            j, r = _number(judge.get(name)), _number(reviewed.get(name))
+        for name, value in judge.items():  # a name the judge lacks has no pair
+            j, r = _number(value), _number(reviewed.get(name))
             if j is not None and r is not None:
                 pairs.setdefault(name, []).append((j, r))
     return dict(sorted(pairs.items()))
 
 
 def build(
-    reviewed: Sequence[Reviewed],
-    per_record: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = None,
+    reviewed: Iterable[Reviewed],
+    per_record: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = None,
     *,
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
@@ -133,11 +158,20 @@ def build(
     the order of ``reviewed``: the stored per-record rows (``store.review_queries``), so
     that there is one way to compute a record's metrics. None leaves the ``metrics``
     section empty, with a warning.
+
+    ``reviewed`` is read once, record by record (it may be a stream): only counts are
+    kept, so memory does not grow with the number of records.
     """
     warnings: list[str] = []
-    labels, multiclass, unpaired = label_agreement(
-        (r.record, r.judge, r.effective) for r in reviewed
-    )
+    tally, blind_tally = LabelTally(), LabelTally(human_names_only=True)
+    records = blind_records = 0
+    for r in reviewed:
+        records += 1
+        tally.add(r.record, r.judge, r.effective)
+        if r.blind:
+            blind_records += 1
+            blind_tally.add(r.record, r.judge, r.blind)
+    labels, multiclass, unpaired = tally.stats()
     for name, count in unpaired.items():
         warnings.append(f"{name}: {count} items have a human label but no judge label")
     few = [f"{name} {block['n']}" for name, block in labels.items() if block["n"] < MIN_LABEL_ITEMS]
@@ -159,19 +193,15 @@ def build(
                 "those metrics' bias intervals are not reliable"
             )
 
-    blind = [r for r in reviewed if r.blind]
-    ind_labels, ind_multi, _ = label_agreement(
-        ((r.record, r.judge, r.blind) for r in blind if r.blind is not None),
-        human_names_only=True,
-    )
-    if not reviewed:
+    ind_labels, ind_multi, _ = blind_tally.stats()
+    if not records:
         warnings.insert(0, "no record is marked reviewed: nothing to compare")
     return {
         "labels": labels,
         "metrics": metrics,
-        "records": len(reviewed),
+        "records": records,
         "multiclass": multiclass,
-        "independent": {"records": len(blind), "labels": ind_labels, "multiclass": ind_multi},
+        "independent": {"records": blind_records, "labels": ind_labels, "multiclass": ind_multi},
         "bootstrap": {"seed": seed, "resamples": resamples, "level": 0.95},
         "warnings": warnings,
     }

@@ -23,6 +23,7 @@ matrix) is reported separately for the choice and rating labels.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
@@ -103,6 +104,73 @@ def paired(
     left = values(record, judge, name)
     right = values(record, human, name)
     return [(left[item], right[item]) for item in left if item in right]
+
+
+def count_pairs(
+    record: Record,
+    judge: Layer,
+    human: Layer,
+    name: str,
+    counts: dict[tuple[Any, Any], int],
+    targets: tuple[str, ...] | None = None,
+) -> int:
+    """Add the pairs of ``paired`` to ``counts`` (``{(judge, human): how many}``, first
+    seen first); return how many items ``human`` gives that ``judge`` does not.
+
+    The same numbers as building every item with ``values``, without building them
+    where that is most of the work: a record's hundreds of sentence and citation
+    items are mostly unlabelled on both sides, so ``support_keys`` is counted with set
+    sizes, and a label with a default counts its unlabelled targets in one step.
+    ``targets``: ``record.targets`` of the label's kind, if the caller has it.
+    """
+    label = CATALOGUE[name]
+    if targets is None:
+        targets = record.targets(label.target)
+    judged: Mapping[str, Any] = judge.get(name, {})
+    given: Mapping[str, Any] = human.get(name, {})
+    missing = 0
+    if label.kind == "keys":
+        candidates = set([k for k, _ in record.doc_sentences] + sorted(SUPPORT_TOKENS))
+        for target in dict.fromkeys(targets):
+            if target in judged and target in given:
+                j = candidates.intersection(judged[target])
+                h = candidates.intersection(given[target])
+                shared = len(j & h)
+                cells = (
+                    ((True, True), shared),
+                    ((True, False), len(j) - shared),
+                    ((False, True), len(h) - shared),
+                    ((False, False), len(candidates) - len(j | h)),
+                )
+                for pair, k in cells:
+                    if k:
+                        counts[pair] = counts.get(pair, 0) + k
+            elif target in given:
+                missing += len(candidates)
+        return missing
+    if label.default is None or is_multiclass(name):  # every item, in order
+        left, right = values(record, judge, name), values(record, human, name)
+        both = [(left[item], right[item]) for item in left if item in right]
+        try:
+            got = Counter(both)  # counted in C
+        except TypeError:  # a list value (malformed layer): count it as a tuple
+            got = Counter((hashable(j), hashable(h)) for j, h in both)
+        for pair, k in got.items():
+            counts[pair] = counts.get(pair, 0) + k
+        return sum(1 for item in right if item not in left)
+    unique = dict.fromkeys(targets)
+    named = [t for t in judged if t in unique]
+    named += [t for t in given if t in unique and t not in judged]
+    for target in named:
+        j, h = judged.get(target, label.default), given.get(target, label.default)
+        if j is None:
+            missing += h is not None
+        elif h is not None:
+            counts[(j, h)] = counts.get((j, h), 0) + 1
+    if len(unique) > len(named):  # the rest take the default on both sides
+        pair = (label.default, label.default)
+        counts[pair] = counts.get(pair, 0) + len(unique) - len(named)
+    return missing
 
 
 def label_names(layers: Iterable[Iterable[str]]) -> list[str]:

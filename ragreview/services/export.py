@@ -14,7 +14,8 @@ from ..core.errors import RagreviewError
 from ..core.labels import effective
 from ..formats import csv_export
 from ..formats.common import changed, lost_labels
-from ..store import browse, item_edits
+from ..formats.scores import record_values
+from ..store import browse, item_edits, metric_rows, metric_table
 from ..store import records as store_records
 from ..store import settings as store_settings
 
@@ -139,10 +140,12 @@ def write(
             )
     if not allow_loss:
         check_loss(db, dataset, fmt, reviewed_only=reviewed_only)
-    writer = csv_export.write if fmt == "csv" else formats.adapter(fmt).write
+    status = "reviewed" if reviewed_only else None
+    if fmt == "csv":
+        return _write_csv(db, dataset, out, status, on_record)
+    writer = formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
     writer_config = _writer_config(db, dataset, fmt, reviewed_only, config)
-    status = "reviewed" if reviewed_only else None
     items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
     if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
         from ..store.review_queries import with_gold_metadata
@@ -151,6 +154,33 @@ def write(
     if on_record is not None:
         items = _counted(items, on_record)
     return writer(items, out, writer_config)
+
+
+def _write_csv(
+    db: sqlite_utils.Database,
+    dataset: str,
+    out: TextIO,
+    status: str | None,
+    on_record: Callable[[], None] | None,
+) -> int:
+    """``export --as csv`` from the stored metric rows, streamed: no record is parsed
+    but the few where a metric first appears, whose own metric order places the columns
+    exactly as a pass computing every record's metrics would."""
+    metric_rows.ensure(db, dataset)
+    names = sorted(metric_table.metric_names(db, dataset, status))
+    first = metric_table.first_records(db, dataset, names, status)
+    config = store_settings.get_all(db, dataset)
+    order: dict[str, None] = {}
+    firsts = store_records.get_many(db, sorted({rowid for _, rowid in first.values()}))
+    for stored in sorted(firsts, key=lambda s: (s.position, s.rowid)):
+        for layer in (stored.judge, effective(stored.judge, stored.human)):
+            computed = record_values(stored.record, layer, config, stored.judge)
+            order.update((name, None) for name in computed if name in first)
+    order.update(dict.fromkeys(sorted(first)))  # kept, should a stored row name one more
+    rows: Any = metric_table.rows(db, dataset, list(order), status)
+    if on_record is not None:
+        rows = _counted(rows, on_record)
+    return csv_export.write(rows, out, list(order))
 
 
 def _counted(items, on_record: Callable[[], None]) -> Iterator[Any]:

@@ -48,18 +48,57 @@ def reviewed_with_metrics(
     db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
 ) -> tuple[list[Reviewed], list[tuple[dict[str, float | None], dict[str, float | None]]]]:
     """``reviewed`` and, for each of those records in the same order, its stored
-    ``(judge, effective)`` metric values: the rows ``metrics`` reads, so that the
-    agreement report and ``metrics --per-record`` can never disagree on a record."""
+    ``(judge, effective)`` metric values, all in memory (``iter_reviewed`` and
+    ``reviewed_metrics`` give the same without holding every record)."""
+    return list(iter_reviewed(db, dataset, only)), reviewed_metrics(db, dataset, only)
+
+
+def _reviewed_pages(
+    db: sqlite_utils.Database, dataset: str, only: set[int] | None, batch: int
+) -> Iterator[list[StoredRecord]]:
+    page: list[StoredRecord] = []
+    for stored in iterate(db, dataset, status="reviewed", batch=batch):
+        if only is None or stored.rowid in only:
+            page.append(stored)
+            if len(page) == batch:
+                yield page
+                page = []
+    if page:
+        yield page
+
+
+def iter_reviewed(
+    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None, *, batch: int = 200
+) -> Iterator[Reviewed]:
+    """The dataset's reviewed records (those in ``only`` when given, a set of rowids)
+    with their layers and blind passes, in file order, read a page at a time: a
+    report over them keeps one page of parsed records in memory, not all of them."""
+    for page in _reviewed_pages(db, dataset, only, batch):
+        blind = blind_layers(db, [s.rowid for s in page])
+        for s in page:
+            yield Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None)
+
+
+def reviewed_metrics(
+    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
+) -> list[tuple[dict[str, float | None], dict[str, float | None]]]:
+    """Each reviewed record's stored ``(judge, effective)`` metric values, in the order
+    of ``iter_reviewed``: the rows ``metrics`` reads, so that the agreement report and
+    ``metrics --per-record`` can never disagree on a record."""
     from . import metric_rows
 
     metric_rows.ensure(db, dataset)
-    stored = [s for s in iterate(db, dataset, status="reviewed") if only is None or s.rowid in only]
-    rowids = [s.rowid for s in stored]
-    blind = blind_layers(db, rowids)
+    rowids = [
+        r
+        for (r,) in db.conn.execute(
+            "SELECT rowid FROM records WHERE dataset = ? AND status = 'reviewed' "
+            "ORDER BY position, rowid",
+            (dataset,),
+        )
+        if only is None or r in only
+    ]
     values = metric_rows.records_values(db, rowids)
-    reviewed = [Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None) for s in stored]
-    per_record = [(values[r]["judge"], values[r]["effective"]) for r in rowids]
-    return reviewed, per_record
+    return [(values[r]["judge"], values[r]["effective"]) for r in rowids]
 
 
 def gold_metadata(stored: StoredRecord, settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,12 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 
 Row = tuple[str, str, str, Any, str | None]  # (reviewer, name, target, value, reason)
 
+# Source formats whose readers build each record from the fields they know, so that no
+# record of theirs has a ``rubric`` (declared human metrics come from InspectorRAGet,
+# the native format, which keeps any field, or a mapping). ``annotator_report`` reads
+# every record of the others.
+NO_RUBRIC_FORMATS = frozenset({"ragbench", "rgb", "mtrag", "factscore", "safe", "ragas"})
+
 
 def _source_ids(conn: sqlite3.Connection, path: str, reviewers: Iterable[str]) -> dict[str, int]:
     """Each reviewer's ``merge_sources`` row, created on first sight. Reviewer names are
@@ -115,6 +121,9 @@ def annotator_report(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] 
     dataset whose records declare human metrics; None when none does."""
     from ..core.annotator_agreement import report
 
+    row = db.conn.execute("SELECT format FROM datasets WHERE name = ?", (dataset,)).fetchone()
+    if row is not None and row[0] in NO_RUBRIC_FORMATS:
+        return None  # no record can declare one: skip reading every record's data
     per_record = []
     for _rowid, data, given in layers(db, dataset):
         obj = loads(data)

@@ -166,3 +166,13 @@ def test_metric_agreement_end_to_end(reviewed_file):
     assert (adh["ci_low"], adh["ci_high"]) == (0.0, 1.0)  # diffs {0, 1}, see the stats tests
     assert adh["pearson"] is None  # the judge's values are constant
     assert adh["rmse"] == pytest.approx(0.5**0.5)
+
+
+def test_bootstrap_is_reproducible_and_its_seed_must_not_be_negative(reviewed_file):
+    first = run("agreement", str(reviewed_file), "--json", "--seed", "5", "--resamples", "300")
+    again = run("agreement", str(reviewed_file), "--json", "--seed", "5", "--resamples", "300")
+    assert json.loads(first.stdout)["metrics"] == json.loads(again.stdout)["metrics"]
+    assert json.loads(first.stdout)["bootstrap"] == {"seed": 5, "resamples": 300, "level": 0.95}
+    refused = run("agreement", str(reviewed_file), "--seed", "-1", check=False)
+    assert refused.returncode == 2 and "--seed" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -1,0 +1,176 @@
+"""The streamed agreement report gives the numbers of the item-by-item one.
+
+``agreement`` keeps per-label counts of ``(judge, human)`` pairs instead of every item
+(``label_items.count_pairs``, ``LabelTally``) and draws the bootstrap with numpy. The
+references here are the item-by-item definitions: ``label_items.paired`` and
+``values`` over every item, κ from the pairs as sklearn's ``cohen_kappa_score``
+defines it, and the bootstrap written out as docs/agreement.md describes it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragreview.core import agreement, agreement_report, label_items
+from ragreview.core.labels import CATALOGUE
+from ragreview.core.record import Record
+from ragreview.store import open_database
+from ragreview.store import records as store_records
+
+from ..formats.helpers import FIXTURES, HANDWRITTEN, map_args, run
+
+SOURCES = [
+    HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl",
+    HANDWRITTEN / "rgb" / "prediction_en_fact_ModelX_temp0.7_noise0.0_passage5_correct0.0.json",
+    HANDWRITTEN / "mtrag" / "generation_eval_output.jsonl",
+    HANDWRITTEN / "ragas" / "ragas_v1_results.jsonl",
+    HANDWRITTEN / "safe" / "2024-04-01-12-00-00-SAFE.json",
+    FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl",
+    FIXTURES / "inspectorraget" / "clapnq_v1.json",
+]
+
+
+def random_value(name: str, record: Record, rng: random.Random):
+    spec = CATALOGUE[name]
+    if spec.kind == "bool":
+        return rng.random() < 0.5
+    if spec.kind == "keys":
+        keys = [k for k, _ in record.doc_sentences] + ["no_support"]
+        return rng.sample(keys, min(len(keys), rng.randint(0, 3)))
+    if spec.kind == "rating":
+        return rng.randint(1, 10)
+    return rng.choice(spec.choices)
+
+
+def perturbed(record: Record, layer: dict, rng: random.Random) -> dict:
+    """A copy of ``layer`` with some values changed, removed or added."""
+    out = {name: dict(targets) for name, targets in layer.items()}
+    for name, spec in CATALOGUE.items():
+        if spec.kind == "number":
+            continue
+        for target in record.targets(spec.target):
+            roll = rng.random()
+            if roll < 0.15:
+                out.setdefault(name, {})[target] = random_value(name, record, rng)
+            elif roll < 0.2:
+                out.get(name, {}).pop(target, None)
+    return {name: targets for name, targets in out.items() if targets}
+
+
+def fixture_records(tmp_path: Path) -> list[tuple[Record, dict]]:
+    out = []
+    for i, source in enumerate(SOURCES):
+        db_path = tmp_path / f"{i}.db"
+        assert run("import", source, "--db", db_path, *map_args(source)).exit_code == 0
+        db = open_database(db_path)
+        out += [(s.record, s.judge) for s in store_records.iterate(db)]
+        db.conn.close()
+    return out
+
+
+def item_by_item(record, judge, human, name, strict=False):
+    """The pairs and unpaired count as the item-by-item report counted them."""
+    pairs = label_items.paired(record, judge, human, name, strict=strict)
+    left = label_items.values(record, judge, name)
+    right = label_items.values(record, human, name)
+    return Counter(pairs), sum(1 for item in right if item not in left)
+
+
+def test_count_pairs_equals_the_items_on_every_fixture_record(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    checked = 0
+    for record, judge in fixture_records(tmp_path):
+        for _ in range(3):
+            human = perturbed(record, judge, rng)
+            fake_judge = perturbed(record, judge, rng)
+            for name in CATALOGUE:
+                for j, h in ((judge, human), (fake_judge, human), (human, judge)):
+                    if not label_items.applies(record, name, (j, h)):
+                        continue
+                    got: dict = {}
+                    missing = label_items.count_pairs(record, j, h, name, got)
+                    want, want_missing = item_by_item(record, j, h, name)
+                    assert (dict(got), missing) == (dict(want), want_missing), (record.id, name)
+                    if label_items.is_multiclass(name):  # the matrix keeps first-seen order
+                        assert list(got) == list(want)
+                    checked += 1
+    assert checked > 1000
+
+
+def old_kappa(pairs):
+    """Cohen's κ from the pairs (sklearn's cohen_kappa_score, unweighted)."""
+    n = len(pairs)
+    observed = sum(1 for a, b in pairs if a == b) / n
+    left, right = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    expected = sum(left[c] * right.get(c, 0) for c in left) / (n * n)
+    return None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_statistics_from_counts_equal_those_from_the_pairs(seed: int) -> None:
+    rng = random.Random(seed)
+    values = ["S", "NS", "IR"]
+    pairs = [(rng.choice(values), rng.choice(values)) for _ in range(rng.randint(1, 60))]
+    counts = Counter(pairs)
+    assert agreement.cohen_kappa_of_counts(counts) == old_kappa(pairs)
+    assert agreement.multiclass_stats_of_counts(counts) == agreement.multiclass_stats(pairs)
+    bools = [(a == "S", b != "NS") for a, b in pairs]
+    block = agreement.binary_stats_of_counts(Counter(bools))
+    assert block == agreement.binary_stats(bools)
+    assert block["kappa"] == old_kappa(bools)
+
+
+def reference_ci(diffs, seed, resamples, level=0.95):
+    """docs/agreement.md's bootstrap, written out: one (resamples, n) draw."""
+    n = len(diffs)
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    means = np.asarray(diffs, dtype=np.float64)[idx].sum(axis=1) / n
+    tail = (1 - level) / 2
+    return tuple(float(np.percentile(means, q * 100)) for q in (tail, 1 - tail))
+
+
+@pytest.mark.parametrize(("n", "resamples", "seed"), [(1, 5, 0), (7, 131, 3), (250, 2000, 11)])
+def test_bootstrap_is_the_documented_draw_in_chunks(n: int, resamples: int, seed: int) -> None:
+    rng = random.Random(n)
+    diffs = [rng.choice([-1.0, 0.0, 0.25, 1.0]) for _ in range(n)]
+    got = agreement.bootstrap_ci(diffs, seed, resamples)
+    assert got == pytest.approx(reference_ci(diffs, seed, resamples), rel=1e-12, abs=1e-15)
+    assert agreement.bootstrap_ci(diffs, seed, resamples) == got  # same seed, same interval
+    assert agreement.bootstrap_ci([], seed, resamples) is None
+
+
+def test_metrics_drawn_together_equal_each_drawn_alone() -> None:
+    rng = random.Random(5)
+    by_metric = {
+        name: [(rng.random(), rng.random()) for _ in range(size)]
+        for name, size in (("a", 40), ("b", 40), ("c", 13), ("d", 0))
+    }
+    together = agreement.metrics_stats(by_metric, seed=4, resamples=300)
+    assert together == {n: agreement.metric_stats(p, 4, 300) for n, p in by_metric.items()}
+
+
+def test_negative_seed_is_refused() -> None:
+    with pytest.raises(ValueError, match="seed"):
+        agreement.bootstrap_ci([1.0, 2.0], seed=-1)
+
+
+def test_report_over_a_stream_equals_the_report_over_a_list(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    reviewed = []
+    for i, (record, judge) in enumerate(fixture_records(tmp_path)):
+        blind = perturbed(record, {}, rng) if i % 4 == 0 else None
+        reviewed.append(
+            agreement_report.Reviewed(record, judge, perturbed(record, judge, rng), blind)
+        )
+    per_record = [({"m": rng.random()}, {"m": rng.random()}) for _ in reviewed]
+    listed = agreement_report.build(reviewed, per_record, resamples=200)
+    streamed = agreement_report.build(iter(reviewed), iter(per_record), resamples=200)
+    assert streamed == listed
+    assert listed["records"] == len(reviewed) and listed["independent"]["records"] > 0
+    items = agreement_report.label_agreement((r.record, r.judge, r.effective) for r in reviewed)
+    assert (listed["labels"], listed["multiclass"]) == items[:2]
