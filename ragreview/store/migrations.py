@@ -330,3 +330,12 @@ def m009_metrics_undefined(db: Database) -> None:
     # recomputes every record's metrics from its labels (store.metric_rows.ensure).
     db.execute("ALTER TABLE metric_totals ADD COLUMN undefined INTEGER NOT NULL DEFAULT 0")
     db.execute("DELETE FROM metric_totals")
+
+
+@MIGRATIONS()
+def m013_compact_records(db: Database) -> None:
+    # A re-import skips, unparsed, each line stored before byte for byte: records keep
+    # the hash of their source line (store.importer; NULL where the source is not a
+    # line read under the record's own id, and for records of older imports until
+    # they are imported again).
+    db.execute("ALTER TABLE records ADD COLUMN source_hash BLOB")

@@ -110,6 +110,42 @@ def content_hash(data_json: str, source: str | None) -> str:
     return h.hexdigest()
 
 
+def known_lines(
+    db: sqlite_utils.Database, dataset: str, fmt: str, source_name: str
+) -> dict[bytes, tuple[int, str, int]]:
+    """``line_hash`` -> (rowid, id, position) of the dataset's records that a re-import
+    of ``source_name`` as ``fmt`` may skip while their line is unchanged (see
+    ``formats.jsonio.KnownLines``). None when the dataset came from another file or
+    format (a line's record depends on both), and none whose judge labels a judge run
+    rewrote: a re-import gives those the file's labels back, as before."""
+    from pathlib import Path
+
+    row = db.conn.execute(
+        "SELECT format, source_path FROM datasets WHERE name = ?", (dataset,)
+    ).fetchone()
+    if row is None or row[0] != fmt or row[1] is None or Path(row[1]).name != source_name:
+        return {}
+    judged: set[int] = set()
+    if db.conn.execute("SELECT 1 FROM judge_runs WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
+        judged = {
+            r
+            for (r,) in db.conn.execute(
+                "SELECT DISTINCT j.record FROM judge_labels j JOIN records r "
+                "ON r.rowid = j.record WHERE r.dataset = ? AND j.run IS NOT NULL",
+                (dataset,),
+            )
+        }
+    return {
+        digest: (rowid, rid, position)
+        for digest, rowid, rid, position in db.conn.execute(
+            "SELECT source_hash, rowid, id, position FROM records "
+            "WHERE dataset = ? AND source_hash IS NOT NULL",
+            (dataset,),
+        )
+        if rowid not in judged
+    }
+
+
 # -- reading ------------------------------------------------------------------------
 
 _RECORD_COLUMNS = "rowid, dataset, position, data, status, reviewed_by, reviewed_at, note, source"
