@@ -318,6 +318,9 @@ class ImportItem:
     # the source is the record's own JSON text, read under the id it gives itself: its
     # ``line_hash`` is stored, and a re-import skips that line unparsed while unchanged
     own_source: bool = False
+    # the parsed row ``source`` is the text of, where the adapter had one: the lists it
+    # shares with the canonical data are stored once (store.compact)
+    row: Any = field(default=None, compare=False, repr=False)
 
 
 def line_hash(line: str | bytes) -> bytes:

@@ -42,6 +42,7 @@ class Draft:
     id_field: str = "id"  # the source's name for its id (in error messages)
     where: str | None = None  # the record's JSON path in a whole-file document
     reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()  # see ImportItem
+    row: Any = None  # the parsed line ``source`` is the text of (see ImportItem.row)
 
 
 def unexpected(err: Exception) -> RecordError:
@@ -123,7 +124,7 @@ def finish(
             else:
                 first_seen[sid] = (line(draft), rid)
         own = sid is not None and rid == sid and draft.source is not None
-        yield ImportItem(draft.position, record, judge, {}, draft.source, reviewers, own)
+        yield ImportItem(draft.position, record, judge, {}, draft.source, reviewers, own, draft.row)
 
 
 def _checked_reviewers(
@@ -184,10 +185,14 @@ def line_drafts(
             yield obj
             continue
         try:
-            yield draft(obj, line_no, number, line)
+            made = draft(obj, line_no, number, line)
         except Exception as err:  # noqa: BLE001 (see ``unexpected``)
             rec_err = err if isinstance(err, RecordError) else unexpected(err)
             yield InputError(str(path), line_no, rec_err.field or None, rec_err.message)
+            continue
+        if made.source is line:  # (the row, for storing its text once: store.compact)
+            made.row = obj
+        yield made
 
 
 def _array_drafts(

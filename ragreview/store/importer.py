@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
-from . import bulk, history, metric_bulk, metric_rows, reviewer_layers
+from . import bulk, compact, history, metric_bulk, metric_rows, reviewer_layers
 from . import settings as store_settings
 from .db import write
 from .records import ImportSummary, content_hash, dumps, label_value, loads, now
@@ -37,6 +37,7 @@ RECORD_COLUMNS = (
     "source",
     "content_hash",
     "source_hash",
+    "source_refs",
 )
 
 _BOOL_JSON = {True: "true", False: "false"}
@@ -75,12 +76,18 @@ class Prepared(NamedTuple):
     metrics: metric_bulk.Values  # its metric values as a new record (effective = judge)
     reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
     own_source: bool = False  # ImportItem.own_source: its line's hash is stored
+    stored_source: tuple[str, str] | None = None  # (source, refs) to store (store.compact)
 
 
 def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
     """The DB-free part of storing ``item``, under the dataset's ``settings``."""
     rec = item.record
     data = dumps(rec.data)
+    values = metric_bulk.new_record_values(rec, item.judge, item.source, settings)
+    stored = None
+    # (MT-RAG's metrics read the stored source text itself: kept whole)
+    if item.row is not None and item.source is not None and rec.task != "mtrag":
+        stored = compact.compact(rec.data, item.row, item.source)
     return Prepared(
         item.position,
         rec.id,
@@ -89,9 +96,10 @@ def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
         item.source,
         _label_rows(item.judge),
         _label_rows(item.human),
-        metric_bulk.new_record_values(rec, item.judge, item.source, settings),
+        values,
         item.reviewers,
         item.own_source,
+        stored,
     )
 
 
@@ -257,6 +265,7 @@ def _store_one(
     # hashed here, not in prepare: the worker process is the busier one
     digest = content_hash(prep.data, prep.source)
     source_hash = line_hash(prep.source) if prep.own_source and prep.source is not None else None
+    source, refs = prep.stored_source or (prep.source, None)
     found = known.records.get(prep.id)
     if found is None:
         rowid = known.next_rowid
@@ -269,9 +278,10 @@ def _store_one(
                 prep.position,
                 prep.task,
                 prep.data,
-                prep.source,
+                source,
                 digest,
                 source_hash,
+                refs,
             )
         )
         known.records[prep.id] = (rowid, digest, "unreviewed")
@@ -296,7 +306,8 @@ def _store_one(
                     prep.position,
                     prep.task,
                     prep.data,
-                    prep.source,
+                    source,
+                    refs,
                     digest,
                     source_hash,
                     new_status,
@@ -351,7 +362,7 @@ class _Batch:
         )
         conn.executemany("UPDATE records SET position = ? WHERE rowid = ?", self.positions)
         conn.executemany(
-            "UPDATE records SET position = ?, task = ?, data = ?, source = ?, "
+            "UPDATE records SET position = ?, task = ?, data = ?, source = ?, source_refs = ?, "
             "content_hash = ?, source_hash = ?, status = ? WHERE rowid = ?",
             self.changed_rows,
         )

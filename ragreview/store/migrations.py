@@ -339,3 +339,7 @@ def m013_compact_records(db: Database) -> None:
     # line read under the record's own id, and for records of older imports until
     # they are imported again).
     db.execute("ALTER TABLE records ADD COLUMN source_hash BLOB")
+    # One copy of each record's text: a source whose lists the canonical data holds is
+    # stored without them, and source_refs says where in data each is (store.compact;
+    # NULL: the source is stored whole, as every record of an older import is).
+    db.execute("ALTER TABLE records ADD COLUMN source_refs TEXT")

@@ -15,6 +15,7 @@ import orjson
 from ..core.errors import InputWarning, RagreviewError
 from ..core.labels import Layer
 from ..core.record import Record, parse_record
+from . import compact
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -71,7 +72,15 @@ class StoredRecord:
     reviewed_by: str | None
     reviewed_at: str | None
     note: str | None
-    source: str | None
+    stored_source: str | None = field(repr=False)  # whole, or as ``compact`` keeps it
+    source_refs: str | None = field(default=None, repr=False)  # see store.compact
+
+    @cached_property
+    def source(self) -> str | None:
+        """The original source record's JSON text."""
+        if self.source_refs is None or self.stored_source is None:
+            return self.stored_source
+        return compact.rebuild(self.stored_source, self.source_refs, self.data)
 
     @cached_property
     def record(self) -> Record:
@@ -148,7 +157,9 @@ def known_lines(
 
 # -- reading ------------------------------------------------------------------------
 
-_RECORD_COLUMNS = "rowid, dataset, position, data, status, reviewed_by, reviewed_at, note, source"
+_RECORD_COLUMNS = (
+    "rowid, dataset, position, data, status, reviewed_by, reviewed_at, note, source, source_refs"
+)
 
 
 _BOOLEANS = {"true": True, "false": False}  # most label values: no parser needed
@@ -181,7 +192,7 @@ def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredReco
     )
     human = _layers(conn, "human_labels", rowids)
     out = []
-    for rowid, dataset, position, data, status, by, at, note, source in rows:
+    for rowid, dataset, position, data, status, by, at, note, source, refs in rows:
         out.append(
             StoredRecord(
                 rowid,
@@ -195,6 +206,7 @@ def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredReco
                 at,
                 note,
                 source,
+                refs,
             )
         )
     return out
