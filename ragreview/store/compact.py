@@ -90,12 +90,17 @@ def _ref(
     return value
 
 
+# Data fields rewritten after import (a reviewer's item edits, store.item_edits; a
+# judge run's facts, store.judge_store): the source must not follow them.
+EDITED = frozenset({"facts", "statements", "reference_statements"})
+
+
 def _lists(data: Mapping[str, Any]) -> dict[int, tuple[Path, list[Any]]]:
     """id -> (path, list) of the lists in ``data`` a source row may share: its fields'
     values, and the lists inside the objects of a list field (``documents[i].sentences``)."""
     out: dict[int, tuple[Path, list[Any]]] = {}
     for key, value in data.items():
-        if type(value) is not list:
+        if type(value) is not list or key in EDITED:
             continue
         out.setdefault(id(value), ([key], value))
         for i, item in enumerate(value):

@@ -97,3 +97,12 @@ def test_search_still_finds_record_text(tmp_path, fixture) -> None:
     sentence = json.loads(path.read_text().splitlines()[2])["documents_sentences"][0][0][1]
     found = browse.rowids(db, path.stem, browse.ListFilter(text=sentence[5:30]))
     assert [store_records.get(db, r).id for r in found] == ["finqa-3"]
+
+
+def test_item_lists_a_reviewer_may_edit_are_never_shared() -> None:
+    """An edited fact list must not change the stored source (it is the original)."""
+    facts = [["f1", "A fact.", "a"]]
+    statements = [["s1", "A statement."]]
+    row = {"facts": facts, "statements": statements}
+    data = {"facts": facts, "statements": statements}
+    assert compact.compact(data, row, orjson.dumps(row).decode()) is None
