@@ -7,6 +7,7 @@ native export is lossless: we never rebuild JSON from the dataclass.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -314,3 +315,26 @@ class ImportItem:
     # labels the file gives per named reviewer (annotators of an evaluation platform),
     # each (reviewer, name, target, value, reason); stored as that reviewer's layer
     reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()
+    # the source is the record's own JSON text, read under the id it gives itself: its
+    # ``line_hash`` is stored, and a re-import skips that line unparsed while unchanged
+    own_source: bool = False
+    # the parsed row ``source`` is the text of, where the adapter had one: the lists it
+    # shares with the canonical data are stored once (store.compact)
+    row: Any = field(default=None, compare=False, repr=False)
+
+
+def line_hash(line: str | bytes) -> bytes:
+    """The fingerprint of one source line (its text without the line break), as
+    stored at import and compared, unparsed, at the next one."""
+    return hashlib.sha1(line.encode() if isinstance(line, str) else line).digest()
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """A line a re-import found stored already, byte for byte and under the same id:
+    not parsed, only its position may have moved (see ``formats.jsonio.skipping``)."""
+
+    position: int
+    rowid: int
+    id: str
+    moved: bool  # its position differs from the stored one

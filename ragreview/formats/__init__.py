@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.record import ImportItem
+from ..core.record import ImportItem, Unchanged
 from . import (
     catalogue,
     factscore,
@@ -145,7 +145,7 @@ def detect(path: Path, text: str | None = None) -> str:
 
 def read(
     path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
-) -> tuple[str, Iterator[ImportItem | InputError]]:
+) -> tuple[str, Iterator[ImportItem | InputError | Unchanged]]:
     """(format name, items and per-record errors in file order). JSON Lines files are
     streamed from disk; whole-file JSON documents are read at once. With ``mapping``
     (``--map``) the rows are the user's own, read by ``mapped``."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from ..core.errors import InputError
-from ..core.record import ImportItem, Record
+from ..core.record import ImportItem, Record, Unchanged
 
 
 class ExportRecord(Protocol):
@@ -28,7 +28,9 @@ class Adapter(Protocol):
 
     def sniff(self, obj: dict[str, Any]) -> bool: ...
 
-    def read(self, path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]: ...
+    def read(
+        self, path: Path, text: str | None = None
+    ) -> Iterator[ImportItem | InputError | Unchanged]: ...
 
     def write(
         self, items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]

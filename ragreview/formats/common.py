@@ -23,11 +23,11 @@ import orjson
 
 from ..core.errors import InputError, InputWarning, RecordError
 from ..core.labels import CATALOGUE, check_label, check_layer, effective
-from ..core.record import ImportItem, Record, parse_record
+from ..core.record import ImportItem, Record, Unchanged, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
 from .json_limits import TOO_DEEP, non_finite
-from .jsonio import array_document, iter_lines
+from .jsonio import array_document, iter_lines, skipping_ids
 from .locator import Locator
 
 
@@ -42,6 +42,7 @@ class Draft:
     id_field: str = "id"  # the source's name for its id (in error messages)
     where: str | None = None  # the record's JSON path in a whole-file document
     reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()  # see ImportItem
+    row: Any = None  # the parsed line ``source`` is the text of (see ImportItem.row)
 
 
 def unexpected(err: Exception) -> RecordError:
@@ -54,14 +55,14 @@ def unexpected(err: Exception) -> RecordError:
 
 def finish(
     path: Path,
-    drafts: Iterable[Draft | InputError],
+    drafts: Iterable[Draft | InputError | Unchanged],
     *,
     validate_labels: bool = True,
     ids: Counter[str] | None = None,
     rename: Callable[[str], str] | None = None,
     locator: Locator | None = None,
-) -> Iterator[ImportItem | InputError]:
-    """Assign ids and validate.
+) -> Iterator[ImportItem | InputError | Unchanged]:
+    """Assign ids and validate (lines a re-import skipped pass through).
 
     A repeated id is only known once every id has been seen: with ``ids`` (the count of
     every source id in the file, see ``leading_ids``) records stream through; without,
@@ -85,7 +86,7 @@ def finish(
         return locator.line(_join(draft.where, field))
 
     for draft in drafts:
-        if isinstance(draft, InputError):
+        if isinstance(draft, (InputError, Unchanged)):
             yield draft
             continue
         try:
@@ -122,7 +123,8 @@ def finish(
                 )
             else:
                 first_seen[sid] = (line(draft), rid)
-        yield ImportItem(draft.position, record, judge, {}, draft.source, reviewers)
+        own = sid is not None and rid == sid and draft.source is not None
+        yield ImportItem(draft.position, record, judge, {}, draft.source, reviewers, own, draft.row)
 
 
 def _checked_reviewers(
@@ -166,7 +168,7 @@ def line_drafts(
     text: str | None,
     draft: Callable[[Any, int, int, str], Draft],
     nan: bool = False,
-) -> Iterator[Draft | InputError]:
+) -> Iterator[Draft | InputError | Unchanged]:
     """``draft(obj, line number, record number, raw line)`` for each JSON line; a line that
     is not JSON, holds NaN or Infinity (unless ``nan``), or makes ``draft`` fail becomes
     an error at that line. A file that is one JSON array is read as its elements (each
@@ -179,14 +181,18 @@ def line_drafts(
     number = 0
     for line_no, line, obj in iter_lines(path, text, nan):
         number += 1
-        if isinstance(obj, InputError):
+        if isinstance(obj, (InputError, Unchanged)):
             yield obj
             continue
         try:
-            yield draft(obj, line_no, number, line)
+            made = draft(obj, line_no, number, line)
         except Exception as err:  # noqa: BLE001 (see ``unexpected``)
             rec_err = err if isinstance(err, RecordError) else unexpected(err)
             yield InputError(str(path), line_no, rec_err.field or None, rec_err.message)
+            continue
+        if made.source is line:  # (the row, for storing its text once: store.compact)
+            made.row = obj
+        yield made
 
 
 def _array_drafts(
@@ -195,7 +201,7 @@ def _array_drafts(
     records: list[Any],
     draft: Callable[[Any, int, int, str], Draft],
     nan: bool,
-) -> Iterator[Draft | InputError]:
+) -> Iterator[Draft | InputError | Unchanged]:
     locator = Locator(text)
     for number, value in enumerate(records, start=1):
         where = f"[{number - 1}]"
@@ -216,7 +222,7 @@ def document_drafts(
     records: Iterable[tuple[str, Any] | InputError],
     draft: Callable[[Any, int, str], Draft],
     locator: Locator,
-) -> Iterator[Draft | InputError]:
+) -> Iterator[Draft | InputError | Unchanged]:
     """``draft(value, record number, JSON path)`` for each record of a whole-file
     document, given as (JSON path, value) (errors pass through); a record that holds
     NaN or Infinity or makes ``draft`` fail becomes an error at its line (found by
@@ -294,9 +300,11 @@ def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None
         return _count_ids((match(line.encode()), line) for line in text.split("\n"))
     try:
         with path.open("rb") as fh:
-            return _count_ids(_file_line_starts(fh, match))
+            ids = _count_ids(_file_line_starts(fh, match))
     except OSError as err:
         raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
+    skipping_ids(ids)  # a re-import skips only lines whose id is unique in the file
+    return ids
 
 
 ID_PASS_BLOCK = 1 << 24  # bytes the id pass reads at a time: its memory stays flat
@@ -418,7 +426,7 @@ def reread(draft: Draft, *, validate_labels: bool = True) -> dict[str, dict[str,
     """The labels a re-import of one written-back record gives: ``draft`` is the
     adapter's reading of the patched source, finished as ``read`` finishes it."""
     (item,) = finish(Path("export"), [draft], validate_labels=validate_labels, ids=Counter())
-    if isinstance(item, InputError):  # a writer bug: its own output does not read back
+    if not isinstance(item, ImportItem):  # a writer bug: its own output does not read back
         raise AssertionError(f"written record does not read back: {item}")
     return effective(item.judge, item.human)
 

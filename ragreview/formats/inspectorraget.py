@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
-from ..core.record import ImportItem
+from ..core.record import ImportItem, Unchanged
 from .base import ExportRecord
 from .common import (
     Draft,
@@ -91,7 +91,7 @@ def document(path: Path, text: str | None = None) -> str:
     return json.dumps(doc, ensure_ascii=False)
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:
             text = read_text(path)
@@ -198,7 +198,9 @@ def _task_record(task: Mapping[str, Any], documents: Mapping[str, Any]) -> dict[
     return data
 
 
-def _drafts(path: Path, doc: Mapping[str, Any], locator: Locator) -> Iterator[Draft | InputError]:
+def _drafts(
+    path: Path, doc: Mapping[str, Any], locator: Locator
+) -> Iterator[Draft | InputError | Unchanged]:
     key = evaluations_key(doc)
     documents = {
         str(d.get("document_id")): d for d in doc.get("documents") or [] if isinstance(d, dict)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from ..core.errors import InputError
+from ..core.record import Unchanged, line_hash
 from .json_limits import TOO_DEEP, big_int, cut_deep, non_finite
 
 
@@ -137,20 +138,64 @@ def reporting_bytes(callback: Callable[[int], None]) -> Iterator[None]:
         _on_bytes.reset(token)
 
 
+class KnownLines:
+    """The lines a re-import may leave unparsed: ``line_hash`` -> (rowid, id, position)
+    of each stored record whose source is that line, read under its own id.
+
+    A line is skipped only once the file's ids are counted (``skipping_ids``) and its
+    id is unique in the file: then the same bytes give the same record under the same
+    id, and only its position may have moved.
+    """
+
+    def __init__(self, lines: dict[bytes, tuple[int, str, int]]) -> None:
+        self.lines = lines
+        self.ids: Mapping[str, int] | None = None
+
+    def unchanged(self, raw: bytes, number: int) -> Unchanged | None:
+        if self.ids is None:
+            return None
+        found = self.lines.get(line_hash(raw.rstrip(b"\r\n")))
+        if found is None or self.ids.get(found[1]) != 1:
+            return None
+        return Unchanged(number, found[0], found[1], number != found[2])
+
+
+_known: ContextVar[KnownLines | None] = ContextVar("known_lines", default=None)
+
+
+@contextmanager
+def skipping(known: KnownLines | None) -> Iterator[None]:
+    """While inside, ``iter_lines`` gives an ``Unchanged`` for each line of ``known``
+    (reading a JSON Lines file from disk, for a re-import into the same dataset)."""
+    token = _known.set(known)
+    try:
+        yield
+    finally:
+        _known.reset(token)
+
+
+def skipping_ids(ids: Mapping[str, int] | None) -> None:
+    """The ids of the file being read, counted: lines may be skipped from now on."""
+    known = _known.get()
+    if known is not None:
+        known.ids = ids
+
+
 def _file_lines(
     path: Path, report: Callable[[int], None] | None = None
 ) -> Iterator[tuple[int, str | InputError]]:
     """(line number, text or InputError) for each non-empty line, streamed from disk
     (split on "\n" only, as JSON Lines is: U+2028 may sit raw inside a string)."""
     for number, line, _raw in _file_lines_raw(path, report):
+        assert not isinstance(line, Unchanged)  # (none known)
         yield number, line
 
 
 def _file_lines_raw(
-    path: Path, report: Callable[[int], None] | None = None
-) -> Iterator[tuple[int, str | InputError, bytes]]:
+    path: Path, report: Callable[[int], None] | None = None, known: KnownLines | None = None
+) -> Iterator[tuple[int, str | InputError | Unchanged, bytes]]:
     """``_file_lines`` with each line's bytes as read (for parsing: orjson parses
-    bytes faster than the same text as str)."""
+    bytes faster than the same text as str); a line of ``known`` is not decoded."""
     try:
         fh = path.open("rb")
     except OSError as err:
@@ -162,6 +207,9 @@ def _file_lines_raw(
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if not raw or raw.isspace():
+                continue
+            if known is not None and (same := known.unchanged(raw, number)) is not None:
+                yield number, same, raw
                 continue
             try:
                 line = raw.decode("utf-8")
@@ -208,8 +256,8 @@ def iter_lines(
                 value = _parse_line(path, number, line, nan)
             yield number, line, value
         return
-    for number, decoded, raw in _file_lines_raw(path, report):
-        if isinstance(decoded, InputError):
+    for number, decoded, raw in _file_lines_raw(path, report, _known.get()):
+        if isinstance(decoded, (InputError, Unchanged)):
             yield number, "", decoded
             continue
         try:

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer, effective
-from ..core.record import KNOWN_FIELDS, ImportItem
+from ..core.record import KNOWN_FIELDS, ImportItem, Unchanged
 from .base import ExportRecord
 from .common import (
     Draft,
@@ -247,7 +247,7 @@ def _texts(value: Any) -> bool:
 
 def read(
     path: Path, text: str | None = None, mapping: Mapping[str, str] | None = None
-) -> Iterator[ImportItem | InputError]:
+) -> Iterator[ImportItem | InputError | Unchanged]:
     if mapping is None:
         raise InputError(str(path), None, None, "a mapped file needs --map")
     return finish(path, _drafts(path, text, mapping), rename=_source_name(mapping))
@@ -263,7 +263,7 @@ def _source_name(mapping: Mapping[str, str]) -> Any:
 
 def _drafts(
     path: Path, text: str | None, mapping: Mapping[str, str]
-) -> Iterator[Draft | InputError]:
+) -> Iterator[Draft | InputError | Unchanged]:
     csv_rows = path.suffix.lower() == ".csv"
     number = 0
     for line_no, line, row in _rows(path, text):

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.labels import ANSWERABILITY, VERDICTS, effective
 from ..core.metrics.mtrag import idk_conditioned
-from ..core.record import ImportItem
+from ..core.record import ImportItem, Unchanged
 from .base import ExportRecord
 from .common import (
     Draft,
@@ -53,11 +53,11 @@ def sniff(obj: dict[str, Any]) -> bool:
     )
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     return finish(path, _drafts(path, text))
 
 
-def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
     return line_drafts(path, text, draft, nan=True)  # pandas writes NaN for missing values
 
 

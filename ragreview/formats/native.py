@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer
-from ..core.record import ImportItem, parse_record
+from ..core.record import ImportItem, Unchanged, parse_record
 from .base import ExportRecord
 from .common import unexpected
 from .json_limits import STORED_DEPTH, too_deep_to_store
@@ -29,7 +29,7 @@ def sniff(obj: dict[str, Any]) -> bool:
     )
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     seen: dict[str, int] = {}
     for number, line, obj in iter_lines(path, text):  # NaN: null (see test_native)
         if isinstance(obj, InputError):

@@ -18,6 +18,8 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import queue
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -29,6 +31,7 @@ from ..core.errors import InputError
 
 MAGIC = b"PAR1"
 BATCH_ROWS = 1_000
+PREFETCH = 2  # batches decoded ahead of the one being converted
 JSON_COLUMNS_KEY = b"ragreview.json_columns"
 # Parquet has no "absent": a row without a field reads back null. When the rows do not
 # all have the same fields, this column lists each row's absent ones.
@@ -102,7 +105,8 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[Any]:
         parquet = pq.ParquetFile(str(path))
         names = parquet.schema_arrow.names
         wanted = None if columns is None else [c for c in columns if c in names]
-        yield from parquet.iter_batches(batch_size=BATCH_ROWS, columns=wanted)
+        # (no Arrow threads: the import runs a process per core already)
+        yield from parquet.iter_batches(batch_size=BATCH_ROWS, columns=wanted, use_threads=False)
     except (OSError, pa.ArrowException) as err:
         raise InputError(str(path), None, None, f"cannot read as parquet/Arrow: {err}") from None
 
@@ -136,9 +140,13 @@ def rows(path: Path) -> Iterator[tuple[int, str, Any]]:
     """(row number, the row's JSON text, the row as JSON values) for each row: what
     ``jsonio.iter_lines`` gives for a JSON Lines file."""
     number = 0
-    for batch in _batches(path):
+    for batch in _prefetched(_batches(path)):
         encoded = _json_columns(batch.schema)
         absent = _absent_column(batch.schema)
+        # Where every value is already what JSON gives back (strings, numbers other
+        # than NaN and infinities, lists, objects) the row itself is the parsed line;
+        # otherwise it goes through its JSON text like a JSON Lines line would.
+        plain = not encoded and _plain(batch)
         for row in batch.to_pylist():
             number += 1
             if absent is not None:
@@ -152,7 +160,85 @@ def rows(path: Path) -> Iterator[tuple[int, str, Any]]:
             except TypeError as err:
                 yield number, "", InputError(str(path), number, None, f"cannot read row: {err}")
                 continue
-            yield number, line, orjson.loads(line)
+            yield number, line, row if plain else orjson.loads(line)
+
+
+def _plain(batch: Any) -> bool:
+    """Whether ``batch.to_pylist()`` gives exactly what a JSON parser would."""
+    import pyarrow.compute as pc
+
+    def plain(array: Any) -> bool:
+        t = array.type
+        if pa.types.is_dictionary(t):
+            return plain(array.dictionary)
+        if pa.types.is_floating(t):  # NaN and infinities are written as null
+            return not pc.any(pc.invert(pc.is_finite(array))).as_py()
+        if pa.types.is_struct(t):
+            return all(plain(array.field(i)) for i in range(t.num_fields))
+        if _is_list(pa, t):
+            return plain(array.flatten())
+        return (
+            pa.types.is_string(t)
+            or pa.types.is_large_string(t)
+            or pa.types.is_string_view(t)
+            or pa.types.is_integer(t)
+            or pa.types.is_boolean(t)
+            or pa.types.is_null(t)
+        )
+
+    pa = _pyarrow("")
+    return all(plain(column) for column in batch.columns)
+
+
+def _is_list(pa: Any, t: Any) -> bool:
+    return (
+        pa.types.is_list(t)
+        or pa.types.is_large_list(t)
+        or pa.types.is_fixed_size_list(t)
+        or pa.types.is_list_view(t)
+        or pa.types.is_large_list_view(t)
+    )
+
+
+def _prefetched(batches: Iterator[Any]) -> Iterator[Any]:
+    """``batches``, each read ahead by a thread of its own while the rows before it are
+    converted: Arrow decodes outside the GIL, so decoding and converting overlap.
+    At most ``PREFETCH`` batches wait (memory does not grow with the file)."""
+    ahead: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=PREFETCH)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            for batch in batches:
+                if not _put(ahead, ("batch", batch), stop):
+                    return
+            _put(ahead, ("end", None), stop)
+        except BaseException as err:  # noqa: BLE001 (handed to the reading thread)
+            _put(ahead, ("error", err), stop)
+
+    reader = threading.Thread(target=read, name="ragreview-parquet", daemon=True)
+    reader.start()
+    try:
+        while True:
+            kind, value = ahead.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:  # also when the caller stops early (the first row alone, for sniffing)
+        stop.set()
+        reader.join()
+
+
+def _put(ahead: queue.Queue[tuple[str, Any]], item: tuple[str, Any], stop: threading.Event) -> bool:
+    while not stop.is_set():
+        try:
+            ahead.put(item, timeout=0.05)
+            return True
+        except queue.Full:
+            continue
+    return False
 
 
 def first_row(path: Path) -> str | None:

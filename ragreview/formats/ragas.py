@@ -27,7 +27,7 @@ from typing import Any, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.keys import context_key, reference_statement_key, statement_key
 from ..core.labels import effective
-from ..core.record import ImportItem
+from ..core.record import ImportItem, Unchanged
 from . import ragas_annotations
 from .base import ExportRecord
 from .common import (
@@ -105,7 +105,7 @@ def document(path: Path, text: str | None = None) -> str | None:
     return json.dumps({"layout": "annotations", "metrics": list(doc)})
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     if text is None:
         try:
             text = read_text(path)
@@ -128,11 +128,13 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
     return finish(path, _line_drafts(path, text))
 
 
-def _line_drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+def _line_drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
     return line_drafts(path, text, draft)
 
 
-def _array_drafts(path: Path, rows: list[Any], locator: Locator) -> Iterator[Draft | InputError]:
+def _array_drafts(
+    path: Path, rows: list[Any], locator: Locator
+) -> Iterator[Draft | InputError | Unchanged]:
     def make(row: Any, number: int, _where: str) -> Draft:
         return draft(row, number, number, json.dumps(row, ensure_ascii=False))
 

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.labels import effective
-from ..core.record import ImportItem, parse_record
+from ..core.record import ImportItem, Unchanged, parse_record
 from .base import ExportRecord
 from .common import finite, kind, loads_source, unexpected
 from .json_limits import non_finite
@@ -69,7 +69,9 @@ def human_verdict(sample: Mapping[str, Any]) -> bool | None:
     return None
 
 
-def read(path: Path, doc: Mapping[str, Any], locator: Locator) -> Iterator[ImportItem | InputError]:
+def read(
+    path: Path, doc: Mapping[str, Any], locator: Locator
+) -> Iterator[ImportItem | InputError | Unchanged]:
     number = 0
     for metric, samples in doc.items():
         if not isinstance(samples, list):

@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.keys import normalize_key
 from ..core.labels import SUPPORT_TOKENS, effective
-from ..core.record import ImportItem, Record
+from ..core.record import ImportItem, Record, Unchanged
 from .base import ExportRecord
 from .common import (
     Draft,
@@ -49,7 +49,7 @@ def sniff(obj: dict[str, Any]) -> bool:
     return "documents_sentences" in obj or "all_relevant_sentence_keys" in obj
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     # a generator: the id pass over the file runs when the first record is asked for
     ids = leading_ids(path, text, "id")
     yield from finish(
@@ -57,7 +57,7 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
     )
 
 
-def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
     return line_drafts(path, text, draft)
 
 

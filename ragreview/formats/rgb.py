@@ -24,7 +24,7 @@ from ..core import rgb_rules
 from ..core.errors import InputError, RecordError
 from ..core.keys import part_key
 from ..core.labels import check_layer, effective
-from ..core.record import ImportItem
+from ..core.record import ImportItem, Unchanged
 from .base import ExportRecord
 from .common import (
     Draft,
@@ -53,12 +53,12 @@ def sniff(obj: dict[str, Any]) -> bool:
     return "query" in obj and ("prediction" in obj or "positive" in obj or "negative" in obj)
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     # a generator: the id pass over the file runs when the first record is asked for
     yield from finish(path, _drafts(path, text), ids=leading_ids(path, text, "id"))
 
 
-def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError]:
+def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
     return line_drafts(path, text, lambda obj, *where: draft(obj, path.name, *where))
 
 

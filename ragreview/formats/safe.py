@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.keys import fact_key
 from ..core.labels import effective
-from ..core.record import ImportItem
+from ..core.record import ImportItem, Unchanged
 from .base import ExportRecord
 from .common import (
     Draft,
@@ -83,7 +83,7 @@ def _sides(prompts: list[Any]) -> list[str]:
     ]
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError]:
+def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:
             text = read_text(path)
@@ -96,7 +96,7 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
 
 def _drafts(
     path: Path, doc: Mapping[str, Any], bare: bool, locator: Locator
-) -> Iterator[Draft | InputError]:
+) -> Iterator[Draft | InputError | Unchanged]:
     """Drafts of every evaluated side of every prompt, located by their JSON path. An
     entry that is not an object, or an evaluation that is not one, is an error (a
     prompt without any evaluation is skipped: SAFE writes those)."""

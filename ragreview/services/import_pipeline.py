@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import pickle
 import queue
 import signal
@@ -23,6 +24,7 @@ from typing import Any
 
 from .. import formats
 from ..core.errors import InputError, RagreviewError
+from ..core.record import Unchanged
 from ..formats.jsonio import reporting_bytes
 from ..store.importer import Prepared, prepare
 
@@ -30,14 +32,24 @@ PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker sta
 BATCH = 100  # records per message (~2 MB of RAGBench rows)
 AHEAD = 32  # messages received ahead of the importer
 
-Entry = Prepared | InputError
+Entry = Prepared | Unchanged | InputError  # (no line is skipped here: see importing)
 
 
 def worth_it(path: Path) -> bool:
+    """A large file, and a second core to prepare it on (with one, the worker would
+    only add the cost of sending every record across)."""
     try:
-        return path.stat().st_size >= PARALLEL_MIN_BYTES
+        large = path.stat().st_size >= PARALLEL_MIN_BYTES
     except OSError:
         return False
+    return large and _cores() >= 2
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # (the cores this process may run on)
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def prepared(
@@ -144,7 +156,11 @@ def _work(sender: Connection, path: str, fmt: str, settings: dict[str, Any]) -> 
             batch: list[Entry] = []
             for entry in stream:
                 # (errors and warnings alike pass through as they are)
-                batch.append(entry if isinstance(entry, InputError) else prepare(entry, settings))
+                batch.append(
+                    entry
+                    if isinstance(entry, (InputError, Unchanged))
+                    else prepare(entry, settings)
+                )
                 if len(batch) >= BATCH:
                     send("entries", batch)
                     batch = []

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from .. import formats
 from ..core.errors import InputError, InputWarning
-from ..core.record import ImportItem
-from ..formats.jsonio import reporting_bytes
+from ..core.record import ImportItem, Unchanged
+from ..formats.jsonio import KnownLines, reporting_bytes, skipping
 from ..store import importer
+from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.importer import Prepared
 from ..store.records import ImportSummary
@@ -42,7 +43,7 @@ def store(
     path: Path,
     dataset: str,
     fmt: str,
-    stream: Iterable[ImportItem | Prepared | InputError],
+    stream: Iterable[ImportItem | Prepared | Unchanged | InputError],
     mapping: dict[str, str] | None = None,
     *,
     on_bytes: Progress | None = None,
@@ -58,8 +59,8 @@ def store(
     warnings: list[InputWarning] = []
 
     def valid(
-        entries: Iterable[ImportItem | Prepared | InputError],
-    ) -> Iterator[ImportItem | Prepared]:
+        entries: Iterable[ImportItem | Prepared | Unchanged | InputError],
+    ) -> Iterator[ImportItem | Prepared | Unchanged]:
         for entry in entries:
             if isinstance(entry, InputWarning):
                 warnings.append(entry)
@@ -69,9 +70,14 @@ def store(
                 yield entry
 
     document = formats.source_document(fmt, path, mapping=mapping)
-    with reporting_bytes(on_bytes or (lambda n: None)):
+    # a re-import leaves the lines it stored before unparsed (a mapping changes records)
+    known = {} if mapping is not None else store_records.known_lines(db, dataset, fmt, path.name)
+    skip = KnownLines(known) if known else None
+    with reporting_bytes(on_bytes or (lambda n: None)), skipping(skip):
         settings = None
-        if parallel and mapping is None and import_pipeline.worth_it(path):
+        # (a re-import into the dataset the file came from reads here: its unchanged
+        # lines are only hashed, which costs less than starting a worker)
+        if parallel and mapping is None and skip is None and import_pipeline.worth_it(path):
             settings = store_settings.get_all(db, dataset)
             stream = import_pipeline.prepared(path, fmt, settings, on_bytes)
         summary = importer.import_records(

@@ -12,11 +12,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.labels import Layer
-from ..core.record import ImportItem, Record, parse_record
-from . import bulk, history, metric_bulk, metric_rows, reviewer_layers
+from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
+from . import bulk, compact, history, metric_bulk, metric_rows, reviewer_layers
 from . import settings as store_settings
 from .db import write
 from .records import ImportSummary, content_hash, dumps, label_value, loads, now
@@ -26,7 +27,18 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 
 METRIC_BATCH = 1_000  # records stored (and their metrics refreshed) per batch
 
-RECORD_COLUMNS = ("rowid", "dataset", "id", "position", "task", "data", "source", "content_hash")
+RECORD_COLUMNS = (
+    "rowid",
+    "dataset",
+    "id",
+    "position",
+    "task",
+    "data",
+    "source",
+    "content_hash",
+    "source_hash",
+    "source_refs",
+)
 
 _BOOL_JSON = {True: "true", False: "false"}
 
@@ -63,12 +75,19 @@ class Prepared(NamedTuple):
     human: list[LabelRow]  # labels the file itself marks as human (rare)
     metrics: metric_bulk.Values  # its metric values as a new record (effective = judge)
     reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
+    own_source: bool = False  # ImportItem.own_source: its line's hash is stored
+    stored_source: tuple[str, str] | None = None  # (source, refs) to store (store.compact)
 
 
 def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
     """The DB-free part of storing ``item``, under the dataset's ``settings``."""
     rec = item.record
     data = dumps(rec.data)
+    values = metric_bulk.new_record_values(rec, item.judge, item.source, settings)
+    stored = None
+    # (MT-RAG's metrics read the stored source text itself: kept whole)
+    if item.row is not None and item.source is not None and rec.task != "mtrag":
+        stored = compact.compact(rec.data, item.row, item.source)
     return Prepared(
         item.position,
         rec.id,
@@ -77,8 +96,10 @@ def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
         item.source,
         _label_rows(item.judge),
         _label_rows(item.human),
-        metric_bulk.new_record_values(rec, item.judge, item.source, settings),
+        values,
         item.reviewers,
+        item.own_source,
+        stored,
     )
 
 
@@ -93,6 +114,7 @@ def _item(prepared: Prepared) -> ImportItem:
         _layer(prepared.human),
         prepared.source,
         prepared.reviewers,
+        prepared.own_source,
     )
 
 
@@ -120,7 +142,7 @@ def import_records(
     dataset: str,
     fmt: str,
     source_path: str | None,
-    items: Iterable[ImportItem | Prepared],
+    items: Iterable[ImportItem | Prepared | Unchanged],
     reviewer: str = "import",
     on_progress: Any = None,
     source_document: str | None = None,
@@ -151,18 +173,28 @@ def import_records(
         # an id of its own; should one repeat anyway, the first stays (never a silent
         # overwrite) and the caller reports the other from ``summary.repeated``.
         stored: dict[str, int] = {}
+        # (unchanged lines cost next to nothing: progress is told every 10 batches' worth)
         for entry in items:
             unreported += 1
-            if isinstance(entry, Prepared):
-                prep, item = entry, None
+            if isinstance(entry, Unchanged):  # a line stored before, byte for byte
+                if entry.id in stored:
+                    summary.repeated.append((entry.id, stored[entry.id], entry.position))
+                    continue
+                stored[entry.id] = entry.position
+                summary.unchanged += 1
+                if entry.moved:
+                    batch.positions.append((entry.position, entry.rowid))
             else:
-                prep, item = prepare(entry, settings), entry
-            if prep.id in stored:
-                summary.repeated.append((prep.id, stored[prep.id], prep.position))
-                continue
-            stored[prep.id] = prep.position
-            _store_one(batch, known, summary, prep, item, trusted)
-            if batch.full():
+                if isinstance(entry, Prepared):
+                    prep, item = entry, None
+                else:
+                    prep, item = prepare(entry, settings), entry
+                if prep.id in stored:
+                    summary.repeated.append((prep.id, stored[prep.id], prep.position))
+                    continue
+                stored[prep.id] = prep.position
+                _store_one(batch, known, summary, prep, item, trusted)
+            if batch.full() or unreported >= 10 * METRIC_BATCH:
                 batch.flush()
                 if on_progress is not None:
                     on_progress(unreported)
@@ -188,28 +220,37 @@ def _upsert_dataset(
 
 class _Known:
     """What the dataset already holds: each id's rowid, content hash and status, and
-    which records carry human labels (a changed one of those becomes stale)."""
+    which records carry human labels (a changed one of those becomes stale). Read when
+    the first parsed record asks: a re-import of an unchanged file never does."""
 
     def __init__(self, conn: Any, dataset: str) -> None:
-        self.records: dict[str, tuple[int, str, str]] = {
-            rid: (rowid, h, status)
-            for rowid, rid, h, status in conn.execute(
-                "SELECT rowid, id, content_hash, status FROM records WHERE dataset = ?", (dataset,)
-            )
-        }
-        self.with_human = {
-            r
-            for (r,) in conn.execute(
-                "SELECT DISTINCT h.record FROM human_labels h JOIN records r ON r.rowid = h.record "
-                "WHERE r.dataset = ?",
-                (dataset,),
-            )
-        }
+        self._conn, self._dataset = conn, dataset
         # New records get their rowids here so that records and label rows can go in
         # by multi-row batches (the write transaction holds the DB to ourselves).
         self.next_rowid = conn.execute(
             "SELECT coalesce(max(rowid), 0) + 1 FROM records"
         ).fetchone()[0]
+
+    @cached_property
+    def records(self) -> dict[str, tuple[int, str, str]]:
+        return {
+            rid: (rowid, h, status)
+            for rowid, rid, h, status in self._conn.execute(
+                "SELECT rowid, id, content_hash, status FROM records WHERE dataset = ?",
+                (self._dataset,),
+            )
+        }
+
+    @cached_property
+    def with_human(self) -> set[int]:
+        return {
+            r
+            for (r,) in self._conn.execute(
+                "SELECT DISTINCT h.record FROM human_labels h JOIN records r ON r.rowid = h.record "
+                "WHERE r.dataset = ?",
+                (self._dataset,),
+            )
+        }
 
 
 def _store_one(
@@ -223,6 +264,8 @@ def _store_one(
     """Queue one record: new, unchanged (only its position may move) or changed."""
     # hashed here, not in prepare: the worker process is the busier one
     digest = content_hash(prep.data, prep.source)
+    source_hash = line_hash(prep.source) if prep.own_source and prep.source is not None else None
+    source, refs = prep.stored_source or (prep.source, None)
     found = known.records.get(prep.id)
     if found is None:
         rowid = known.next_rowid
@@ -235,8 +278,10 @@ def _store_one(
                 prep.position,
                 prep.task,
                 prep.data,
-                prep.source,
+                source,
                 digest,
+                source_hash,
+                refs,
             )
         )
         known.records[prep.id] = (rowid, digest, "unreviewed")
@@ -251,13 +296,23 @@ def _store_one(
     else:
         rowid, old_digest, status = found
         if old_digest == digest:
-            batch.moved_rows.append((prep.position, rowid))
+            batch.moved_rows.append((prep.position, source_hash, rowid))
             summary.unchanged += 1
         else:
             stale = status != "unreviewed" or rowid in known.with_human
             new_status = "stale" if stale else status
             batch.changed_rows.append(
-                (prep.position, prep.task, prep.data, prep.source, digest, new_status, rowid)
+                (
+                    prep.position,
+                    prep.task,
+                    prep.data,
+                    source,
+                    refs,
+                    digest,
+                    source_hash,
+                    new_status,
+                    rowid,
+                )
             )
             known.records[prep.id] = (rowid, digest, new_status)
             summary.updated += 1
@@ -289,7 +344,8 @@ class _Batch:
         self.judge_rows: list[tuple] = []
         self.new_rows: list[tuple] = []
         self.changed_rows: list[tuple] = []  # UPDATEs of known records whose content changed
-        self.moved_rows: list[tuple] = []  # (position, rowid) of unchanged known records
+        self.moved_rows: list[tuple] = []  # (position, source_hash, rowid): unchanged, parsed
+        self.positions: list[tuple] = []  # (position, rowid): unchanged lines, not parsed
         self.imported_human: list[tuple[int, Layer]] = []
         self.reviewer_rows: dict[int, tuple] = {}  # rowid -> its named reviewers' labels
 
@@ -299,12 +355,15 @@ class _Batch:
     def flush(self) -> None:
         conn = self.db.conn
         bulk.insert(conn, "records", RECORD_COLUMNS, self.new_rows)
-        replaced = [(r,) for *_, r in self.changed_rows] + [(r,) for _, r in self.moved_rows]
+        replaced = [(r,) for *_, r in self.changed_rows] + [(r,) for *_, r in self.moved_rows]
         conn.executemany("DELETE FROM judge_labels WHERE record = ?", replaced)
-        conn.executemany("UPDATE records SET position = ? WHERE rowid = ?", self.moved_rows)
         conn.executemany(
-            "UPDATE records SET position = ?, task = ?, data = ?, source = ?, "
-            "content_hash = ?, status = ? WHERE rowid = ?",
+            "UPDATE records SET position = ?, source_hash = ? WHERE rowid = ?", self.moved_rows
+        )
+        conn.executemany("UPDATE records SET position = ? WHERE rowid = ?", self.positions)
+        conn.executemany(
+            "UPDATE records SET position = ?, task = ?, data = ?, source = ?, source_refs = ?, "
+            "content_hash = ?, source_hash = ?, status = ? WHERE rowid = ?",
             self.changed_rows,
         )
         bulk.insert(conn, "judge_labels", ("record", "name", "target", "value"), self.judge_rows)

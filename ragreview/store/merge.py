@@ -24,7 +24,7 @@ from ..core.errors import RagreviewError
 from ..core.label_items import hashable
 from ..core.labels import CATALOGUE, effective, value_of
 from ..core.record import parse_record
-from . import history, metric_rows
+from . import compact, history, metric_rows
 from .db import connect_read_only, damaged_message, explain, is_storage_error, write
 from .records import loads, now
 
@@ -93,11 +93,16 @@ def _read_source(path: str) -> _Source:
         }
         records: dict[tuple[str, str], _Record] = {}
         by_rowid: dict[int, _Record] = {}
+        # files from before m013_compact_records store every source whole
+        record_columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
+        refs_column = "source_refs" if "source_refs" in record_columns else "NULL"
         for row in conn.execute(
             "SELECT rowid, dataset, id, position, task, data, source, content_hash, status, "
-            "reviewed_by, reviewed_at FROM records"
+            f"reviewed_by, reviewed_at, {refs_column} FROM records"
         ):
-            rowid, dataset, rid, position, task, data, source, digest, status, by, at = row
+            rowid, dataset, rid, position, task, data, source, digest, status, by, at, refs = row
+            if refs is not None and source is not None:  # the merged DB stores it whole
+                source = compact.rebuild(source, refs, data)
             rec = _Record(dataset, rid, position, task, data, source, digest, status, by, at, [])
             records[(rec.dataset, rec.id)] = rec
             by_rowid[rowid] = rec

@@ -376,3 +376,16 @@ def m012_metric_stats(db: Database) -> None:
         ) WITHOUT ROWID;
         """
     )
+
+
+@MIGRATIONS()
+def m013_compact_records(db: Database) -> None:
+    # A re-import skips, unparsed, each line stored before byte for byte: records keep
+    # the hash of their source line (store.importer; NULL where the source is not a
+    # line read under the record's own id, and for records of older imports until
+    # they are imported again).
+    db.execute("ALTER TABLE records ADD COLUMN source_hash BLOB")
+    # One copy of each record's text: a source whose lists the canonical data holds is
+    # stored without them, and source_refs says where in data each is (store.compact;
+    # NULL: the source is stored whole, as every record of an older import is).
+    db.execute("ALTER TABLE records ADD COLUMN source_refs TEXT")

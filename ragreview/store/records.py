@@ -15,6 +15,7 @@ import orjson
 from ..core.errors import InputWarning, RagreviewError
 from ..core.labels import Layer
 from ..core.record import Record, parse_record
+from . import compact
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -71,7 +72,15 @@ class StoredRecord:
     reviewed_by: str | None
     reviewed_at: str | None
     note: str | None
-    source: str | None
+    stored_source: str | None = field(repr=False)  # whole, or as ``compact`` keeps it
+    source_refs: str | None = field(default=None, repr=False)  # see store.compact
+
+    @cached_property
+    def source(self) -> str | None:
+        """The original source record's JSON text."""
+        if self.source_refs is None or self.stored_source is None:
+            return self.stored_source
+        return compact.rebuild(self.stored_source, self.source_refs, self.data)
 
     @cached_property
     def record(self) -> Record:
@@ -110,9 +119,47 @@ def content_hash(data_json: str, source: str | None) -> str:
     return h.hexdigest()
 
 
+def known_lines(
+    db: sqlite_utils.Database, dataset: str, fmt: str, source_name: str
+) -> dict[bytes, tuple[int, str, int]]:
+    """``line_hash`` -> (rowid, id, position) of the dataset's records that a re-import
+    of ``source_name`` as ``fmt`` may skip while their line is unchanged (see
+    ``formats.jsonio.KnownLines``). None when the dataset came from another file or
+    format (a line's record depends on both), and none whose judge labels a judge run
+    rewrote: a re-import gives those the file's labels back, as before."""
+    from pathlib import Path
+
+    row = db.conn.execute(
+        "SELECT format, source_path FROM datasets WHERE name = ?", (dataset,)
+    ).fetchone()
+    if row is None or row[0] != fmt or row[1] is None or Path(row[1]).name != source_name:
+        return {}
+    judged: set[int] = set()
+    if db.conn.execute("SELECT 1 FROM judge_runs WHERE dataset = ? LIMIT 1", (dataset,)).fetchone():
+        judged = {
+            r
+            for (r,) in db.conn.execute(
+                "SELECT DISTINCT j.record FROM judge_labels j JOIN records r "
+                "ON r.rowid = j.record WHERE r.dataset = ? AND j.run IS NOT NULL",
+                (dataset,),
+            )
+        }
+    return {
+        digest: (rowid, rid, position)
+        for digest, rowid, rid, position in db.conn.execute(
+            "SELECT source_hash, rowid, id, position FROM records "
+            "WHERE dataset = ? AND source_hash IS NOT NULL",
+            (dataset,),
+        )
+        if rowid not in judged
+    }
+
+
 # -- reading ------------------------------------------------------------------------
 
-_RECORD_COLUMNS = "rowid, dataset, position, data, status, reviewed_by, reviewed_at, note, source"
+_RECORD_COLUMNS = (
+    "rowid, dataset, position, data, status, reviewed_by, reviewed_at, note, source, source_refs"
+)
 
 
 _BOOLEANS = {"true": True, "false": False}  # most label values: no parser needed
@@ -145,7 +192,7 @@ def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredReco
     )
     human = _layers(conn, "human_labels", rowids)
     out = []
-    for rowid, dataset, position, data, status, by, at, note, source in rows:
+    for rowid, dataset, position, data, status, by, at, note, source, refs in rows:
         out.append(
             StoredRecord(
                 rowid,
@@ -159,6 +206,7 @@ def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredReco
                 at,
                 note,
                 source,
+                refs,
             )
         )
     return out

@@ -173,3 +173,49 @@ def test_reading_json_lines_never_loads_pyarrow(tmp_path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(tmp_path)
     )
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_rows_give_what_their_json_text_parses_to(tmp_path) -> None:
+    """Rows handed on as Arrow gives them (no JSON round trip) must equal the parse of
+    their own text: NaN and infinities (written as null), maps (pairs), nested floats."""
+    from ragreview.formats import parquet
+
+    path = tmp_path / "rows.parquet"
+    batches = [
+        pa.table({"id": ["a", "b"], "xs": [[["k", "v"]], None], "n": [1, 2**40]}),
+        pa.table({"id": ["c", "d"], "xs": [[["k", "w"]], []], "n": [3, 4]}),
+    ]
+    with pq.ParquetWriter(str(path), batches[0].schema) as writer:
+        for table in batches:
+            writer.write_table(table)
+    special = tmp_path / "special.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "f": [1.5, float("nan"), float("inf")],
+                "nested": [[0.5], [float("nan")], None],
+                "m": pa.array([[("a", 1)], [], None], type=pa.map_(pa.string(), pa.int64())),
+            }
+        ),
+        str(special),
+    )
+    for file in (path, special):
+        got = list(parquet.rows(file))
+        assert [n for n, _, _ in got] == list(range(1, len(got) + 1))
+        for _n, line, value in got:
+            assert value == json.loads(line)
+            assert json.dumps(value) == json.dumps(json.loads(line))  # (lists, not tuples)
+    assert [v for _, _, v in parquet.rows(special)][1] == {"f": None, "nested": [None], "m": []}
+
+
+def test_reading_stops_cleanly_after_the_first_row(tmp_path) -> None:
+    """Sniffing reads one row: the batch reader thread must not outlive it."""
+    import threading
+
+    from ragreview.formats import parquet
+
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"id": [str(i) for i in range(5000)]}), str(path), row_group_size=500)
+    before = threading.active_count()
+    assert parquet.first_row(path) == '{"id":"0"}'
+    assert threading.active_count() == before

@@ -1,0 +1,41 @@
+"""Review DB size against the input's, and against the floor DB, made in the same run.
+
+Generates the RAGBench-style file of ``import_bench.py`` (default 100,000 rows), imports
+it with ``python -m ragreview import FILE --db DB`` and builds the floor DB of
+``import_bench.baseline`` (the raw lines and one row per judge label). Prints each DB's
+size / the input's size (target for ragreview: <= 1.25) and ragreview's / the floor's.
+
+    python bench/dbsize_bench.py [--records N] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from import_bench import baseline, clean_up, generate, ragreview, setup
+
+
+def size(db: Path) -> int:
+    """The DB's bytes on disk, its WAL included."""
+    return sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
+
+
+def main() -> None:
+    args, folder = setup(__doc__.splitlines()[0])
+    data = folder / "ragbench_rows.jsonl"
+    generate(data, args.records)
+    given = data.stat().st_size
+    print(f"generated {args.records} rows ({given / 1e6:.0f} MB)")
+    for stale in folder.glob("*.db*"):
+        stale.unlink()
+    ours, floor = folder / "ragreview.db", folder / "baseline.db"
+    ragreview("import", data, "--db", ours)
+    baseline(data, floor)
+    print(f"{'ragreview DB / input:':28s}{size(ours) / given:6.2f} (target <= 1.25)")
+    print(f"{'floor DB / input:':28s}{size(floor) / given:6.2f} (raw lines + label rows)")
+    print(f"{'ratio ragreview / floor:':28s}{size(ours) / size(floor):6.2f}")
+    clean_up(folder, args.keep)
+
+
+if __name__ == "__main__":
+    main()

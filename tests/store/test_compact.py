@@ -1,0 +1,108 @@
+"""One copy of each record's text (store.compact): a source line whose lists the
+canonical data holds is stored without them and rebuilt byte for byte."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ragreview import formats
+from ragreview.core.record import ImportItem
+from ragreview.store import compact, open_database
+from ragreview.store import records as store_records
+from tests.formats.helpers import HANDWRITTEN, run
+
+RAGBENCH = HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl"
+
+
+def compact_copy(path: Path, folder: Path) -> Path:
+    """The fixture's rows written as compact JSON (orjson's form, as exports write)."""
+    out = folder / path.name
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return out
+
+
+def items(path: Path) -> list[ImportItem]:
+    _fmt, stream = formats.read(path)
+    return [e for e in stream if isinstance(e, ImportItem)]
+
+
+def test_a_compact_line_is_stored_without_its_sentences_and_rebuilt_exactly(tmp_path) -> None:
+    path = compact_copy(RAGBENCH, tmp_path)
+    for item in items(path):
+        assert item.source is not None
+        kept = compact.compact(item.record.data, item.row, item.source)
+        assert kept is not None
+        rest, refs = kept
+        # the sentences, the documents and the response, whole: all in data already
+        assert '"documents_sentences":[null' in rest and '"documents":[null' in rest
+        assert '"response_sentences":null' in rest
+        assert compact.rebuild(rest, refs, orjson.dumps(item.record.data).decode()) == item.source
+
+
+def test_what_would_not_come_back_exactly_is_stored_whole(tmp_path) -> None:
+    spaced = items(RAGBENCH)[0]  # json.dumps' spacing: not orjson's form
+    assert compact.compact(spaced.record.data, spaced.row, spaced.source or "") is None
+    item = items(compact_copy(RAGBENCH, tmp_path))[0]
+    row = json.loads(item.source or "")  # equal lists, but not the data's own: kept
+    rest, refs = compact.compact(item.record.data, row, item.source or "") or ("", "")
+    assert '"documents_sentences":[[[' in rest and '"documents":[null' in rest  # (joined)
+    assert compact.rebuild(rest, refs, dict(item.record.data)) == item.source
+    item.row["documents_sentences"][0][0][1] = "changed after parsing"
+    assert compact.compact(item.record.data, item.row, item.source or "") is None
+    nan_row = {**item.row, "relevance_score": math.nan}  # a line with NaN (MT-RAG's pandas)
+    nan_line = (item.source or "").replace('"relevance_score":0.6', '"relevance_score":NaN')
+    assert "NaN" in nan_line and compact.compact(item.record.data, nan_row, nan_line) is None
+
+
+def test_a_compact_file_imports_exports_and_merges_as_the_spaced_one(tmp_path) -> None:
+    path = compact_copy(RAGBENCH, tmp_path)
+    db_path = tmp_path / "rows.db"
+    assert run("import", path, "--db", db_path).exit_code == 0
+    db = open_database(db_path)
+    stored = db.conn.execute("SELECT count(*) FROM records WHERE source_refs IS NULL")
+    assert stored.fetchone() == (0,)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [r.source for r in store_records.iterate(db, path.stem)] == lines
+    db.conn.close()
+    out = tmp_path / "out.jsonl"
+    assert run("export", path, "--db", db_path, "--out", out).exit_code == 0
+    assert out.read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+    # an override reaches the export, everything else as it was
+    assert run("label", path, "finqa-3", "relevant", "0c", "true", "--db", db_path).exit_code == 0
+    assert run("export", path, "--db", db_path, "--out", out, "--force").exit_code == 0
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    original = [json.loads(line) for line in lines]
+    assert [w for w, o in zip(written, original, strict=True) if w != o][0]["id"] == "finqa-3"
+    # a merged DB keeps the sources (whole)
+    merged = tmp_path / "merged.db"
+    assert run("merge", db_path, db_path, "--into", merged).exit_code == 0
+    db = open_database(merged)
+    assert [r.source for r in store_records.iterate(db, path.stem)] == lines
+
+
+@pytest.mark.parametrize("fixture", [RAGBENCH])
+def test_search_still_finds_record_text(tmp_path, fixture) -> None:
+    from ragreview.store import browse
+
+    path = compact_copy(fixture, tmp_path)
+    db_path = tmp_path / "rows.db"
+    assert run("import", path, "--db", db_path).exit_code == 0
+    db = open_database(db_path)
+    sentence = json.loads(path.read_text().splitlines()[2])["documents_sentences"][0][0][1]
+    found = browse.rowids(db, path.stem, browse.ListFilter(text=sentence[5:30]))
+    assert [store_records.get(db, r).id for r in found] == ["finqa-3"]
+
+
+def test_item_lists_a_reviewer_may_edit_are_never_shared() -> None:
+    """An edited fact list must not change the stored source (it is the original)."""
+    facts = [["f1", "A fact.", "a"]]
+    statements = [["s1", "A statement."]]
+    row = {"facts": facts, "statements": statements}
+    data = {"facts": facts, "statements": statements}
+    assert compact.compact(data, row, orjson.dumps(row).decode()) is None
