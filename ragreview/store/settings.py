@@ -36,8 +36,10 @@ def check(name: str, value: Any) -> Any:
 
 def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
     values = {name: default for name, (default, _) in DEFAULTS.items()}
+    # judge.run (the active judge run) is a setting too, but not a metric variant:
+    # `ragreview runs` shows and changes it (store.run_layers)
     for name, value in db.conn.execute(
-        "SELECT name, value FROM settings WHERE dataset = ?", (dataset,)
+        "SELECT name, value FROM settings WHERE dataset = ? AND name != 'judge.run'", (dataset,)
     ):
         values[name] = loads(value)
     return values
