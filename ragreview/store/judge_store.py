@@ -167,7 +167,9 @@ def get_run(db: sqlite_utils.Database, run_id: str) -> dict[str, Any] | None:
 def last_run(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] | None:
     """The dataset's latest judge run (the TUI's default model and endpoint)."""
     row = db.conn.execute(
-        "SELECT id FROM judge_runs WHERE dataset = ? ORDER BY started DESC LIMIT 1", (dataset,)
+        "SELECT id FROM judge_runs WHERE dataset = ? AND mode != 'import' "
+        "ORDER BY started DESC LIMIT 1",
+        (dataset,),
     ).fetchone()
     return None if row is None else get_run(db, row[0])
 
