@@ -141,7 +141,7 @@ def start_run(
                 r
                 for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
             ]
-            metric_rows.refresh(db, rowids)
+            metric_rows.refresh(db, rowids, rebuild=True)
     return run_id
 
 

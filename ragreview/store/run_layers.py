@@ -139,7 +139,7 @@ def after_import(db: sqlite_utils.Database, dataset: str) -> None:
     rowids = [
         r for (r,) in db.conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
     ]
-    metric_rows.refresh(db, rowids)
+    metric_rows.refresh(db, rowids, rebuild=True)  # exact sums, one pass
 
 
 def adopt(conn: Any, dataset: str) -> None:
@@ -255,7 +255,7 @@ def use(
         rowids = [
             r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
         ]
-        metric_rows.refresh(db, rowids, on_progress=on_progress)
+        metric_rows.refresh(db, rowids, on_progress=on_progress, rebuild=True)
     return True
 
 
