@@ -45,7 +45,7 @@ def build(
     settings = store_settings.get_all(db, dataset)
     out_runs = []
     for run in run_layers.runs(db, dataset):
-        layers = run_layers.layers(db, run["id"], rowids)
+        layers = run_layers.layers(db, dataset, run["id"], rowids)
         mine = [s for s in stored if s.rowid in layers]
         labels, multiclass, _ = agreement_report.label_agreement(
             (s.record, layers[s.rowid], truth[s.rowid]) for s in mine

@@ -111,6 +111,7 @@ def start_run(
     prompt = dumps(dict(sorted(prompts.items()))) if prompts else None
     digest = hashlib.sha256(prompt.encode()).hexdigest() if prompt else None
     with write(db.conn) as conn:
+        run_layers.keep_import(conn, dataset)
         before = run_layers.active(db, dataset)
         latest = conn.execute(
             "SELECT id FROM judge_runs WHERE dataset = ? ORDER BY started DESC, id DESC LIMIT 1",

@@ -96,27 +96,61 @@ def ensure_import_run(conn: Any, dataset: str, source: str | None) -> str:
     return run_id
 
 
+def _others(conn: Any, dataset: str) -> bool:
+    """The dataset has a run besides its import run."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM judge_runs WHERE dataset = ? AND id != ? LIMIT 1",
+            (dataset, import_run_id(dataset)),
+        ).fetchone()
+        is not None
+    )
+
+
+def _implicit(conn: Any, dataset: str, run_id: str) -> bool:
+    """The import run's labels are still only in ``judge_labels``: while it is the
+    dataset's only run the two are the same, so an import writes its labels once
+    (``store_import``); the first other run copies them (``keep_import``)."""
+    return (
+        run_id == import_run_id(dataset)
+        and conn.execute("SELECT 1 FROM run_labels WHERE run = ? LIMIT 1", (run_id,)).fetchone()
+        is None
+        and not _others(conn, dataset)
+    )
+
+
+def keep_import(conn: Any, dataset: str) -> None:
+    """Before another run starts: give the import run its own copy of its labels."""
+    run_id = import_run_id(dataset)
+    if _implicit(conn, dataset, run_id):
+        conn.execute(
+            "INSERT INTO run_labels (run, record, name, target, value) "
+            "SELECT ?, j.record, j.name, j.target, j.value FROM judge_labels j "
+            "JOIN records r ON r.rowid = j.record WHERE r.dataset = ? AND j.run IS NULL",
+            (run_id, dataset),
+        )
+
+
 def store_import(
     conn: Any, dataset: str, source: str | None, replaced: list[int], labelled: list[int]
 ) -> None:
     """Keep the import run's layer in step with an import batch (caller's transaction):
     ``replaced`` records lose their earlier imported labels, ``labelled`` ones take
-    what the importer has just written to ``judge_labels`` for them."""
+    what the importer has just written to ``judge_labels`` for them. While the import
+    is the only run, ``judge_labels`` is its layer and nothing is copied."""
     run_id = import_run_id(dataset)
-    if replaced:
-        conn.executemany(
-            "DELETE FROM run_labels WHERE run = ? AND record = ?", [(run_id, r) for r in replaced]
-        )
-    if not labelled:
-        return
-    ensure_import_run(conn, dataset, source)
-    if (
-        conn.execute(
+    if labelled:
+        ensure_import_run(conn, dataset, source)
+        current = conn.execute(
             "SELECT 1 FROM settings WHERE dataset = ? AND name = ?", (dataset, SETTING)
         ).fetchone()
-        is None
-    ):
-        set_active(conn, dataset, run_id)
+        if current is None:
+            set_active(conn, dataset, run_id)
+    if not (replaced or labelled) or _implicit(conn, dataset, run_id):
+        return
+    conn.executemany(
+        "DELETE FROM run_labels WHERE run = ? AND record = ?", [(run_id, r) for r in replaced]
+    )
     conn.execute(
         "INSERT INTO run_labels (run, record, name, target, value) "
         "SELECT ?, record, name, target, value FROM judge_labels "
@@ -129,11 +163,7 @@ def after_import(db: sqlite_utils.Database, dataset: str) -> None:
     """The importer replaces re-imported records' judge labels with the file's; where
     the dataset has judge runs besides its import, rebuild the layer from the runs
     instead (caller's transaction) so the active run stays on top."""
-    others = db.conn.execute(
-        "SELECT 1 FROM judge_runs WHERE dataset = ? AND id != ? LIMIT 1",
-        (dataset, import_run_id(dataset)),
-    ).fetchone()
-    if others is None:
+    if not _others(db.conn, dataset):
         return
     materialise(db, dataset)
     rowids = [
@@ -280,10 +310,18 @@ def runs(db: sqlite_utils.Database, dataset: str) -> list[dict[str, Any]]:
     for row in cur.fetchall():
         run = dict(zip(names, row))
         run["params"] = loads(run["params"]) if run["params"] else {}
-        labels, records, with_logprob = db.conn.execute(
-            "SELECT count(*), count(DISTINCT record), count(logprob) FROM run_labels WHERE run = ?",
-            (run["id"],),
-        ).fetchone()
+        if _implicit(db.conn, dataset, run["id"]):
+            labels, records, with_logprob = db.conn.execute(
+                "SELECT count(*), count(DISTINCT j.record), 0 FROM judge_labels j "
+                "JOIN records r ON r.rowid = j.record WHERE r.dataset = ? AND j.run IS NULL",
+                (dataset,),
+            ).fetchone()
+        else:
+            labels, records, with_logprob = db.conn.execute(
+                "SELECT count(*), count(DISTINCT record), count(logprob) FROM run_labels "
+                "WHERE run = ?",
+                (run["id"],),
+            ).fetchone()
         run.update(
             labels=labels, records=records, logprobs=with_logprob, active=run["id"] == current
         )
@@ -291,17 +329,20 @@ def runs(db: sqlite_utils.Database, dataset: str) -> list[dict[str, Any]]:
     return out
 
 
-def layers(db: sqlite_utils.Database, run_id: str, rowids: list[int]) -> dict[int, dict]:
+def layers(
+    db: sqlite_utils.Database, dataset: str, run_id: str, rowids: list[int]
+) -> dict[int, dict]:
     """The run's label layer on each of these records it labelled (others are left out)."""
     out: dict[int, dict[str, dict[str, Any]]] = {}
+    sql = "SELECT record, name, target, value FROM run_labels WHERE run = ? AND record IN "
+    key: Any = run_id
+    if _implicit(db.conn, dataset, run_id):  # every judge label is the import's
+        sql = "SELECT record, name, target, value FROM judge_labels WHERE ? AND record IN "
+        key = 1
     for start in range(0, len(rowids), 500):
         chunk = rowids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for rec, name, target, value in db.conn.execute(
-            f"SELECT record, name, target, value FROM run_labels WHERE run = ? "
-            f"AND record IN ({marks})",
-            [run_id, *chunk],
-        ):
+        for rec, name, target, value in db.conn.execute(f"{sql}({marks})", [key, *chunk]):
             out.setdefault(rec, {}).setdefault(name, {})[target] = label_value(value)
     return out
 
