@@ -101,6 +101,8 @@ def agreement(
     if resamples < 1:
         raise click.UsageError("--resamples must be at least 1")
     if by_run:
+        if html_path:
+            raise click.UsageError("--html writes the main report: give it without --runs")
         from .runs import print_runs_report
 
         print_runs_report(path, db, dataset, as_json, seed, resamples, all_reviewed)
