@@ -156,7 +156,6 @@ class Review:
         }
         self.judge_errors = list(latest.values())
         self.conflicts = browse.conflicts(self.db, rowid)  # left by `ragreview merge`
-        self.runs_disagree = run_layers.disagreements(self.db, rowid)
         rec = self.stored.record
         self.families = fam.families_of(rec, (self.stored.judge, self.stored.human))
         first = tuple(k for f in self.families for k in f.first)
@@ -198,6 +197,8 @@ class Review:
             rowid = self.stored.rowid
         self.stored = store_records.get(self.db, rowid)
         self._effective = effective(self.stored.judge, self.stored.human)
+        # (a re-judge in the background adds a run: re-read with the layers)
+        self.runs_disagree = run_layers.disagreements(self.db, rowid)
 
     @property
     def rowid(self) -> int:
