@@ -118,7 +118,8 @@ def print_runs_report(
             f"{'*' if run['active'] else ' '} run {run['id']}  {run['model']}  "
             f"prompt {(run['prompt_hash'] or '-')[:12]}  {run['records']} reviewed records"
         )
-        table = Table(title=Text(printable(head, one_line=True)), title_justify="left")
+        click.echo(printable(head, one_line=True))
+        table = Table()
         table.add_column("label / metric", no_wrap=True)
         for column in ("n", "κ", "TPR", "TNR", "bias [95% CI]"):
             table.add_column(column, justify="right", no_wrap=True)

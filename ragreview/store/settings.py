@@ -19,6 +19,8 @@ DEFAULTS: dict[str, tuple[Any, Any]] = {
 
 
 def check(name: str, value: Any) -> Any:
+    if name == "judge.run":  # not a metric variant: switching rebuilds the judge layer
+        raise RagreviewError("judge.run is the active judge run: use `ragreview runs use PATH ID`")
     if name not in DEFAULTS:
         raise RagreviewError(f"unknown setting {name!r} (known: {', '.join(DEFAULTS)})")
     _, allowed = DEFAULTS[name]
