@@ -81,6 +81,9 @@ def json_line(obj: Any) -> str:
     is_flag=True,
     help="Count every reviewed record even when a sample was drawn (default: the sample).",
 )
+@click.option(
+    "--runs", "by_run", is_flag=True, help="Score every judge run against the same human labels."
+)
 @db_option
 @dataset_option
 def agreement(
@@ -90,6 +93,7 @@ def agreement(
     seed: int,
     resamples: int,
     all_reviewed: bool,
+    by_run: bool,
     db: str | None,
     dataset: str | None,
 ) -> None:
@@ -101,6 +105,13 @@ def agreement(
     """
     if resamples < 1:
         raise click.UsageError("--resamples must be at least 1")
+    if by_run:
+        if html_path:
+            raise click.UsageError("--html writes the main report: give it without --runs")
+        from .runs import print_runs_report
+
+        print_runs_report(path, db, dataset, as_json, seed, resamples, all_reviewed)
+        return
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
         # What is loaded by now (modules, click) lives to the end: frozen, it is left out

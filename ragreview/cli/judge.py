@@ -75,7 +75,21 @@ TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
     help="Skip records that already carry judge labels for the task.",
 )
 @click.option("--batch", "use_batch", is_flag=True, help="Submit through the Batch API.")
-@click.option("--collect", is_flag=True, help="Collect finished Batch API jobs.")
+@click.option(
+    "--collect",
+    "collect",
+    is_flag=False,
+    flag_value="-",
+    default=None,
+    metavar="[FILE]",
+    help="Collect finished Batch API jobs; with FILE, from a local Batch output file "
+    "(e.g. written by `vllm run-batch`).",
+)
+@click.option(
+    "--logprobs",
+    is_flag=True,
+    help="Ask for token log-probabilities and store each verdict's (when the endpoint gives them).",
+)
 @click.option("--no-cache", is_flag=True, help="Ask the model even when a reply is cached.")
 @db_option
 @dataset_option
@@ -94,7 +108,8 @@ def judge(
     dry_run: bool,
     only_missing: bool,
     use_batch: bool,
-    collect: bool,
+    collect: str | None,
+    logprobs: bool,
     no_cache: bool,
     db: str | None,
     dataset: str | None,
@@ -127,6 +142,7 @@ def judge(
         use_cache=not no_cache,
         price_in=price_in,
         price_out=price_out,
+        logprobs=logprobs,
     )
     with user_errors():
         opened = open_target(path, db, dataset)
@@ -135,7 +151,7 @@ def judge(
             if dry_run:
                 _dry_run(opened.db, opened.dataset, config)
             elif collect:
-                _collect(opened.db, opened.dataset, config, path)
+                _collect(opened.db, opened.dataset, config, path, collect)
             elif use_batch:
                 _submit(opened.db, opened.dataset, config)
             else:
@@ -220,10 +236,17 @@ def _submit(db: sqlite_utils.Database, dataset: str, config) -> None:
         click.echo("collect the results later with: ragreview judge PATH --collect", err=True)
 
 
-def _collect(db: sqlite_utils.Database, dataset: str, config, path: str) -> None:
-    from ..services.judge.batch import collect
+def _collect(db: sqlite_utils.Database, dataset: str, config, path: str, source: str) -> None:
+    from ..services.judge.batch import collect, collect_file
 
-    stats, reports = collect(db, dataset, config)
+    if source == "-":
+        stats, reports = collect(db, dataset, config)
+    else:
+        if not Path(source).is_file():
+            raise click.ClickException(f"{source}: no such file")
+        stats, reports, problems = collect_file(db, dataset, Path(source), config)
+        for problem in problems:
+            click.echo(printable(f"warning: {problem}", one_line=True), err=True)
     if not reports:
         click.echo("no batch is waiting to be collected")
         return

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE
+from . import run_layers
 from .records import dumps
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -30,6 +31,7 @@ class ListFilter:
     sort: str = "position"  # position | delta
     conflicts: bool = False  # only records with a reviewer conflict (ragreview merge)
     sample: bool = False  # only the records of the dataset's latest drawn sample
+    runs_disagree: bool = False  # only records where two judge runs differ on an item
 
     def describe(self) -> str:
         parts = [self.status or "all"]
@@ -39,6 +41,8 @@ class ListFilter:
             parts.append("conflicts")
         if self.sample:
             parts.append("sample")
+        if self.runs_disagree:
+            parts.append("runs≈")
         if self.task:
             parts.append(f"task={self.task}")
         if self.text:
@@ -106,6 +110,8 @@ def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
         where.append(DISAGREES)
     if flt.conflicts:
         where.append("r.rowid IN (SELECT record FROM merge_conflicts)")
+    if flt.runs_disagree:
+        where.append(run_layers.RUNS_DISAGREE)
     if flt.sample:
         where.append(
             "r.rowid IN (SELECT record FROM sample_records WHERE sample = "

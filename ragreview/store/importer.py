@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
-from . import bulk, compact, history, metric_bulk, metric_rows, reviewer_layers
+from . import bulk, compact, history, metric_bulk, metric_rows, reviewer_layers, run_layers
 from . import settings as store_settings
 from .db import write
 from .records import ImportSummary, content_hash, dumps, label_value, loads, now
@@ -200,6 +200,7 @@ def import_records(
                     on_progress(unreported)
                 unreported = 0
         batch.flush()
+        run_layers.after_import(db, dataset)
         if on_progress is not None and unreported:
             on_progress(unreported)
     return summary
@@ -367,6 +368,10 @@ class _Batch:
             self.changed_rows,
         )
         bulk.insert(conn, "judge_labels", ("record", "name", "target", "value"), self.judge_rows)
+        labelled = sorted({row[0] for row in self.judge_rows})
+        run_layers.store_import(
+            conn, self.dataset, self.source_path, [r for (r,) in replaced], labelled
+        )
         self._human_labels_from_the_file()
         if self.reviewer_rows:
             reviewer_layers.replace(conn, self.source_path or self.dataset, self.reviewer_rows)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..core.labels import Layer
-from . import metric_rows
+from . import metric_rows, run_layers
 from .db import write
 from .records import dumps, loads, now
 
@@ -100,14 +100,49 @@ def start_run(
     base_url: str | None,
     task: str,
     mode: str = "online",
+    *,
+    prompts: Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
 ) -> str:
+    """A new run, which becomes the dataset's active run (its labels go on top of the
+    judge layer as they arrive). ``prompts`` are the templates by task (stored with
+    their hash), ``params`` the request parameters: never a key or header."""
     run_id = f"{now()[:19].replace(':', '')}-{uuid.uuid4().hex[:8]}"
+    prompt = dumps(dict(sorted(prompts.items()))) if prompts else None
+    digest = hashlib.sha256(prompt.encode()).hexdigest() if prompt else None
     with write(db.conn) as conn:
+        run_layers.keep_import(conn, dataset)
+        before = run_layers.active(db, dataset)
+        latest = conn.execute(
+            "SELECT id FROM judge_runs WHERE dataset = ? ORDER BY started DESC, id DESC LIMIT 1",
+            (dataset,),
+        ).fetchone()
         conn.execute(
-            "INSERT INTO judge_runs (id, dataset, model, base_url, task, mode, started) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (run_id, dataset, model, public_url(base_url), task, mode, now()),
+            "INSERT INTO judge_runs (id, dataset, model, base_url, task, mode, started, "
+            "prompt_hash, prompt, params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                dataset,
+                model,
+                public_url(base_url),
+                task,
+                mode,
+                now(),
+                digest,
+                prompt,
+                dumps(dict(params or {})),
+            ),
         )
+        run_layers.set_active(conn, dataset, run_id)
+        if before is not None and latest is not None and before != latest[0]:
+            # an older run was in use: below the new run the layer is now the latest
+            # runs', as `runs use` would build it
+            run_layers.materialise(db, dataset)
+            rowids = [
+                r
+                for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
+            ]
+            metric_rows.refresh(db, rowids, rebuild=True)
     return run_id
 
 
@@ -133,7 +168,9 @@ def get_run(db: sqlite_utils.Database, run_id: str) -> dict[str, Any] | None:
 def last_run(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] | None:
     """The dataset's latest judge run (the TUI's default model and endpoint)."""
     row = db.conn.execute(
-        "SELECT id FROM judge_runs WHERE dataset = ? ORDER BY started DESC LIMIT 1", (dataset,)
+        "SELECT id FROM judge_runs WHERE dataset = ? AND mode != 'import' "
+        "ORDER BY started DESC LIMIT 1",
+        (dataset,),
     ).fetchone()
     return None if row is None else get_run(db, row[0])
 
@@ -151,13 +188,22 @@ def save_result(
     *,
     cache: tuple[str, str, CachedResponse] | None = None,
     facts: list[list[Any]] | None = None,
+    logprobs: Mapping[tuple[str, str], float] | None = None,
 ) -> None:
-    """Replace the record's judge labels for ``names`` with ``layer`` in one transaction.
+    """Store the run's verdict on a record for ``names`` (its layer, with the
+    log-probability of each verdict where known) and, while the run is active, put it
+    on top of the judge layer, in one transaction.
 
     The cached response (key, model, response), new atomic facts and the labels commit
     together, so an interrupted run never leaves a response cached without its labels
-    or labels without their facts. Human labels are not touched.
+    or labels without their facts. Human labels and other runs are not touched.
     """
+    rows = [
+        (run_id, rowid, name, target, dumps(value), (logprobs or {}).get((name, target)))
+        for name, targets in layer.items()
+        for target, value in targets.items()
+    ]
+    marks = ",".join("?" * len(names))
     with write(db.conn) as conn:
         if cache is not None:
             _put_cache(conn, *cache)
@@ -168,18 +214,30 @@ def save_result(
             # content_hash stays: it fingerprints the imported file, and judge-made facts
             # are judge output, like labels, replaced again by a re-import.
             conn.execute("UPDATE records SET data = ? WHERE rowid = ?", (dumps(obj), rowid))
-        marks = ",".join("?" * len(names))
         conn.execute(
-            f"DELETE FROM judge_labels WHERE record = ? AND name IN ({marks})", (rowid, *names)
+            f"DELETE FROM run_labels WHERE run = ? AND record = ? AND name IN ({marks})",
+            (run_id, rowid, *names),
         )
         conn.executemany(
-            "INSERT INTO judge_labels (record, name, target, value, run) VALUES (?, ?, ?, ?, ?)",
-            [
-                (rowid, name, target, dumps(value), run_id)
-                for name, targets in layer.items()
-                for target, value in targets.items()
-            ],
+            "INSERT INTO run_labels (run, record, name, target, value, logprob) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
         )
+        active = conn.execute(
+            "SELECT 1 FROM judge_runs j JOIN settings s ON s.dataset = j.dataset "
+            "AND s.name = ? AND s.value = ? WHERE j.id = ?",
+            (run_layers.SETTING, dumps(run_id), run_id),
+        ).fetchone()
+        if active is not None:
+            conn.execute(
+                f"DELETE FROM judge_labels WHERE record = ? AND name IN ({marks})",
+                (rowid, *names),
+            )
+            conn.executemany(
+                "INSERT INTO judge_labels (record, name, target, value, run) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(rowid, name, target, value, run_id) for _, _, name, target, value, _ in rows],
+            )
         conn.execute(
             "UPDATE judge_errors SET resolved = ? WHERE record = ? AND task = ? AND resolved IS NULL",
             (run_id, rowid, task),

@@ -24,7 +24,7 @@ from ..core.errors import RagreviewError
 from ..core.label_items import hashable
 from ..core.labels import CATALOGUE, effective, value_of
 from ..core.record import parse_record
-from . import compact, history, metric_rows
+from . import compact, history, metric_rows, run_layers
 from .db import connect_read_only, damaged_message, explain, is_storage_error, write
 from .records import loads, now
 
@@ -231,6 +231,8 @@ def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
                 if mine.status == "reviewed":
                     voters.append((src.reviewer, mine.human))
             conflicts += _consensus(db, conn, rowid, rec, voters)
+        for name in dataset_rows:  # the sources' judge layer becomes this file's runs
+            run_layers.adopt(conn, name)
         metric_rows.refresh(db, rowids)
     return MergeSummary(
         [

@@ -333,6 +333,74 @@ def m009_metrics_undefined(db: Database) -> None:
 
 
 @MIGRATIONS()
+def m010_judge_run_layers(db: Database) -> None:
+    # Every judge run is kept as its own label layer (docs/agreement.md, Judge runs):
+    # run_labels holds each run's labels, judge_labels stays the materialised copy of
+    # the dataset's active run (setting judge.run). Runs gain what makes them
+    # comparable: the prompt (hash and text) and the parameters (never a key or
+    # header). Existing judge labels become their run's layer; labels imported without
+    # a run become the dataset's import run.
+    import hashlib
+
+    db.executescript(
+        """
+        ALTER TABLE judge_runs ADD COLUMN prompt_hash TEXT;
+        ALTER TABLE judge_runs ADD COLUMN prompt TEXT;   -- JSON {task: template}
+        ALTER TABLE judge_runs ADD COLUMN params TEXT;   -- JSON {temperature, task, ...}
+        CREATE TABLE run_labels (
+            run TEXT NOT NULL REFERENCES judge_runs(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            value TEXT NOT NULL,          -- JSON
+            logprob REAL,                 -- the judge's log-probability of this verdict; NULL when the endpoint gave none
+            PRIMARY KEY (run, record, name, target)
+        ) WITHOUT ROWID;
+        CREATE INDEX run_labels_record ON run_labels (record, run);
+        """
+    )
+    conn = db.conn
+    imported = dict(conn.execute("SELECT name, coalesce(imported_at, '') FROM datasets"))
+    for (dataset,) in conn.execute(
+        "SELECT DISTINCT r.dataset FROM judge_labels j JOIN records r ON r.rowid = j.record "
+        "WHERE j.run IS NULL"
+    ).fetchall():
+        run = "import-" + hashlib.sha256(dataset.encode()).hexdigest()[:8]
+        conn.execute(
+            "INSERT OR IGNORE INTO judge_runs (id, dataset, model, task, mode, status, started) "
+            "VALUES (?, ?, 'import', 'import', 'import', 'finished', ?)",
+            (run, dataset, imported.get(dataset, "")),
+        )
+        # (judge_labels keeps run NULL for imported labels, as it always had)
+        conn.execute(
+            "INSERT INTO run_labels (run, record, name, target, value) "
+            "SELECT ?, record, name, target, value FROM judge_labels WHERE run IS NULL "
+            "AND record IN (SELECT rowid FROM records WHERE dataset = ?)",
+            (run, dataset),
+        )
+    # labels naming a run the DB does not hold (copied from another file): keep them
+    conn.execute(
+        "INSERT INTO judge_runs (id, dataset, model, task, mode, status, started) "
+        "SELECT j.run, min(r.dataset), 'unknown', 'unknown', 'import', 'finished', '' "
+        "FROM judge_labels j JOIN records r ON r.rowid = j.record "
+        "WHERE j.run NOT IN (SELECT id FROM judge_runs) GROUP BY j.run"
+    )
+    conn.execute(
+        "INSERT INTO run_labels (run, record, name, target, value) "
+        "SELECT run, record, name, target, value FROM judge_labels WHERE run IS NOT NULL"
+    )
+    # the active run: the latest run whose labels are in the judge layer (their labels
+    # are disjoint, so making any of them active gives back the same layer)
+    conn.execute(
+        "INSERT OR IGNORE INTO settings (dataset, name, value) "
+        "SELECT dataset, 'judge.run', json_quote(id) FROM ("
+        "SELECT j.dataset, j.id, row_number() OVER (PARTITION BY j.dataset "
+        "ORDER BY j.started DESC, j.id DESC) AS n FROM judge_runs j "
+        "WHERE EXISTS (SELECT 1 FROM run_labels l WHERE l.run = j.id)) WHERE n = 1"
+    )
+
+
+@MIGRATIONS()
 def m012_metric_stats(db: Database) -> None:
     # What each setting-dependent metric family needs per record and layer to give any
     # variant's values (store/metric_stats.py), so a variant change is an aggregate

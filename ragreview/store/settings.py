@@ -19,6 +19,8 @@ DEFAULTS: dict[str, tuple[Any, Any]] = {
 
 
 def check(name: str, value: Any) -> Any:
+    if name == "judge.run":  # not a metric variant: switching rebuilds the judge layer
+        raise RagreviewError("judge.run is the active judge run: use `ragreview runs use PATH ID`")
     if name not in DEFAULTS:
         raise RagreviewError(f"unknown setting {name!r} (known: {', '.join(DEFAULTS)})")
     _, allowed = DEFAULTS[name]
@@ -36,8 +38,10 @@ def check(name: str, value: Any) -> Any:
 
 def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
     values = {name: default for name, (default, _) in DEFAULTS.items()}
+    # judge.run (the active judge run) is a setting too, but not a metric variant:
+    # `ragreview runs` shows and changes it (store.run_layers)
     for name, value in db.conn.execute(
-        "SELECT name, value FROM settings WHERE dataset = ?", (dataset,)
+        "SELECT name, value FROM settings WHERE dataset = ? AND name != 'judge.run'", (dataset,)
     ):
         values[name] = loads(value)
     return values

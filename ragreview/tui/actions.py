@@ -188,6 +188,11 @@ ACTIONS: tuple[ReviewAction, ...] = (
         title="Drawn sample", help="Toggle: only the records of the latest `ragreview sample`.",
     ),
     ReviewAction(
+        id="filter-runs-disagree", keys="8", action="filter('runs_disagree')",
+        namespace="filter", title="Judge runs disagree",
+        help="Toggle: records where two judge runs gave an item different values (≈).",
+    ),
+    ReviewAction(
         id="filter-task", keys="t", action="next_task", namespace="filter",
         title="Next task", help="Cycle the task filter through the dataset's tasks.",
     ),

@@ -15,7 +15,7 @@ from ..core import families as fam
 from ..core.keys import context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
-from ..store import browse, history, item_edits, judge_store, metric_rows
+from ..store import browse, history, item_edits, judge_store, metric_rows, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
@@ -95,6 +95,7 @@ class Mark:
     judge: Value  # None while judge labels are hidden
     human: bool  # a human label exists
     disagrees: bool  # human value differs from the judge's
+    runs_disagree: bool = False  # two judge runs gave this item different values
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,7 @@ class Review:
         # the open record's judge failures not yet fixed by a later run (shown under its id)
         self.judge_errors: list[judge_store.JudgeError] = []
         self.conflicts: list[tuple[str, str]] = []
+        self.runs_disagree: set[tuple[str, str]] = set()  # (label, target) judge runs differ on
         self.items: list[Item] = []
         self.families: tuple[fam.Family, ...] = ()
         # binding id -> {item kind: label}, for the keys that apply to the open record
@@ -201,6 +203,8 @@ class Review:
             rowid = self.stored.rowid
         self.stored = store_records.get(self.db, rowid)
         self._effective = effective(self.stored.judge, self.stored.human)
+        # (a re-judge in the background adds a run: re-read with the layers)
+        self.runs_disagree = run_layers.disagreements(self.db, rowid)
 
     @property
     def rowid(self) -> int:
@@ -260,7 +264,8 @@ class Review:
             value = human_targets[target] if human else value_of({}, name, target)
             return Mark(name, value, None, human, False)
         value = value_of(self._effective, name, target)
-        return Mark(name, value, judge, human, human and value != judge)
+        runs = (name, target) in self.runs_disagree
+        return Mark(name, value, judge, human, human and value != judge, runs)
 
     def marks(self, item: Item) -> list[Mark]:
         """The item's labels that the record's families declare for its kind."""

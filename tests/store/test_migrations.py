@@ -135,3 +135,56 @@ def test_a_db_at_an_earlier_schema_upgrades_with_its_data(
     run(runner, "label", str(old), "covid-2", "relevant", "0a", "false")
     log = [json.loads(line) for line in run(runner, "log", "--json", str(old)).splitlines()]
     assert log[-1]["record"] == "covid-2" and log[-1]["new"] is False
+
+
+def test_m010_makes_the_judge_layer_into_runs(reference: Path, tmp_path: Path) -> None:
+    """A DB from before judge runs were layers: imported labels (run NULL) and labels a
+    judge run wrote become two runs; the newer is active; nothing visible changes."""
+    old = tmp_path / "demo.ragreview.db"
+    build_at(NAMES.index("m010_judge_run_layers"), reference, old)
+    conn = sqlite3.connect(old)
+    with conn:  # as the previous build left it: no import run, no active-run setting
+        conn.execute("DELETE FROM settings WHERE name = 'judge.run'")
+        conn.execute("DELETE FROM judge_runs")
+        conn.execute(
+            "INSERT INTO judge_runs (id, dataset, model, task, started) "
+            "VALUES ('run-1', 'demo', 'gpt-x', 'trace', '2030-01-01T00:00:00')"
+        )
+        conn.execute(  # a trace run re-judged covid-1 (it writes every trace label)
+            "UPDATE judge_labels SET run = 'run-1' "
+            "WHERE record = (SELECT rowid FROM records WHERE id = 'covid-1')"
+        )
+    judge_before = conn.execute("SELECT * FROM judge_labels ORDER BY 1, 2, 3").fetchall()
+    judged = sum(1 for row in judge_before if row[4] == "run-1")
+    conn.close()
+
+    db = open_database(old)  # the upgrade
+    conn = db.conn
+    assert conn.execute("SELECT * FROM judge_labels ORDER BY 1, 2, 3").fetchall() == judge_before
+    by_run = dict(conn.execute("SELECT run, count(*) FROM run_labels GROUP BY run").fetchall())
+    import_run = "import-" + __import__("hashlib").sha256(b"demo").hexdigest()[:8]
+    assert by_run == {
+        "run-1": judged,
+        import_run: len(judge_before) - judged,
+    }
+    (active,) = conn.execute(
+        "SELECT value FROM settings WHERE dataset = 'demo' AND name = 'judge.run'"
+    ).fetchone()
+    assert json.loads(active) == "run-1"
+    db.conn.close()
+
+    runner = CliRunner(env={"USER": "tester", "HOME": str(tmp_path)})
+    listed = [json.loads(line) for line in run(runner, "runs", str(old), "--json").splitlines()]
+    assert [(r["id"], r["mode"], r["active"]) for r in listed] == [
+        (import_run, "import", False),
+        ("run-1", "online", True),
+    ]
+    metrics = run(runner, "metrics", str(old), "--json")
+    run(runner, "runs", "use", str(old), "import")
+    run(runner, "runs", "use", str(old), "run-1")
+    # the runs' labels are disjoint: either on top gives back the same judge layer
+    after = sqlite3.connect(old).execute("SELECT * FROM judge_labels ORDER BY 1, 2, 3").fetchall()
+    assert after == judge_before
+    assert json.loads(run(runner, "metrics", str(old), "--json")) == same_numbers(
+        json.loads(metrics), json.loads(run(runner, "metrics", str(old), "--json"))
+    )

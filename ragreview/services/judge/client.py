@@ -47,6 +47,17 @@ class JudgeConfig:
     retry_after_max: float = 120.0  # a server asking for longer gets this (and is told)
     price_in: float = 0.0  # per million prompt tokens
     price_out: float = 0.0  # per million completion tokens
+    logprobs: bool = False  # ask for token log-probabilities (stored per verdict)
+
+    def params(self) -> dict[str, object]:
+        """What a run records of how it asked (never the key, its variable or headers)."""
+        return {
+            "task": self.task,
+            "temperature": self.temperature,
+            "logprobs": self.logprobs,
+            "only_missing": self.only_missing,
+            "use_cache": self.use_cache,
+        }
 
 
 @dataclass
@@ -230,6 +241,29 @@ def reply_parts(resp: Any) -> tuple[str | None, int, int]:
     return content, p_tok, c_tok
 
 
+Tokens = list[tuple[str, float]]  # (token text, log-probability) of a reply, in order
+
+
+def token_logprobs(choice: Any) -> Tokens | None:
+    """The reply's tokens with their log-probabilities, from a choice's ``logprobs``
+    (an object from the openai client or a dict from a batch file); None when the
+    endpoint gave none or gave them in a shape we do not know."""
+    lp = choice.get("logprobs") if isinstance(choice, dict) else getattr(choice, "logprobs", None)
+    content = lp.get("content") if isinstance(lp, dict) else getattr(lp, "content", None)
+    if not isinstance(content, list) or not content:
+        return None
+    out: Tokens = []
+    for item in content:
+        get = item.get if isinstance(item, dict) else (lambda k, i=item: getattr(i, k, None))
+        token, logprob = get("token"), get("logprob")
+        if not isinstance(token, str) or isinstance(logprob, bool):
+            return None
+        if not isinstance(logprob, (int, float)) or not math.isfinite(logprob):
+            return None
+        out.append((token, float(logprob)))
+    return out
+
+
 Waiting = Callable[[float, str], None]  # (seconds, why): a long wait is shown, not silent
 SHOWN_WAIT = 2.0  # seconds; shorter back-offs pass unannounced
 
@@ -240,16 +274,18 @@ async def chat(
     messages: list[dict[str, str]],
     stats: Stats,
     on_wait: Waiting | None = None,
-) -> tuple[str | None, int, int]:
-    """One chat completion with retries. Returns (content, prompt tokens, completion tokens).
+) -> tuple[str | None, int, int, Tokens | None]:
+    """One chat completion with retries. Returns (content, prompt tokens, completion
+    tokens, token log-probabilities when asked for and given).
 
     ``on_wait`` hears of every wait of ``SHOWN_WAIT`` seconds or more before a retry."""
     attempt = 0
     while True:
         stats.requests += 1
         try:
+            extra = {"logprobs": True} if config.logprobs else {}
             resp = await client.chat.completions.create(
-                model=config.model, messages=messages, temperature=config.temperature
+                model=config.model, messages=messages, temperature=config.temperature, **extra
             )
             content, p_tok, c_tok = reply_parts(resp)
         except Exception as err:  # noqa: BLE001 - classified below, unknown ones re-raised
@@ -270,4 +306,5 @@ async def chat(
             continue
         stats.prompt_tokens += p_tok
         stats.completion_tokens += c_tok
-        return content, p_tok, c_tok
+        tokens = token_logprobs(resp.choices[0]) if config.logprobs and content else None
+        return content, p_tok, c_tok, tokens

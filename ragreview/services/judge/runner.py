@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -30,7 +30,17 @@ from .client import (
     chat,
     scrub,
 )
-from .tasks import OutputError, Parsed, Task, default_template, parse, render, task_for
+from .tasks import (
+    TASKS,
+    OutputError,
+    Parsed,
+    Task,
+    default_template,
+    parse,
+    render,
+    task_for,
+    verdict_logprobs,
+)
 
 Progress = Callable[[Stats], None]
 
@@ -50,6 +60,24 @@ class Job:
 
 def template(config: JudgeConfig, task: str) -> str:
     return config.templates.get(task) or default_template(task)
+
+
+def start(
+    db: sqlite_utils.Database, dataset: str, config: JudgeConfig, mode: str = "online"
+) -> str:
+    """A new run recording its prompts (every task's under ``--task auto``) and
+    parameters; it becomes the dataset's active run."""
+    tasks = list(TASKS) if config.task == "auto" else [config.task]
+    return judge_store.start_run(
+        db,
+        dataset,
+        config.model,
+        config.base_url,
+        config.task,
+        mode,
+        prompts={name: template(config, name) for name in tasks},
+        params=config.params(),
+    )
 
 
 def plan(
@@ -127,6 +155,7 @@ def save(
     parsed: Parsed,
     model: str,
     response: judge_store.CachedResponse | None,
+    logprobs: dict[tuple[str, str], float] | None = None,
 ) -> None:
     judge_store.save_result(
         db,
@@ -137,6 +166,7 @@ def save(
         parsed.layer,
         cache=None if response is None else (job.key, model, response),
         facts=parsed.facts,
+        logprobs=logprobs,
     )
 
 
@@ -169,7 +199,7 @@ async def judge_one(
     problem = "no reply"
     for _ in range(config.max_retries + 1):
         try:
-            content, p_tok, c_tok = await chat(client, config, messages, stats, on_wait)
+            content, p_tok, c_tok, tokens = await chat(client, config, messages, stats, on_wait)
         except RequestFailed as err:
             problem = str(err)
             break
@@ -188,7 +218,8 @@ async def judge_one(
             ]
             continue
         response = judge_store.CachedResponse(content, p_total, c_total)
-        writer.add(partial(save, db, job, run_id, parsed, config.model, response))
+        logprobs = verdict_logprobs(job.task, job.record, content, tokens) if tokens else None
+        writer.add(partial(save, db, job, run_id, parsed, config.model, response, logprobs))
         stats.labelled += 1
         return
     writer.add(partial(judge_store.add_error, db, job.rowid, run_id, job.task.name, problem))
@@ -250,7 +281,7 @@ def run(
     """
     api_key(config)  # fail before a run row is written when there is no key
     stats = Stats(total=count_records(db, dataset))
-    run_id = judge_store.start_run(db, dataset, config.model, config.base_url, config.task)
+    run_id = start(db, dataset, config)
     _execute(db, config, plan(db, dataset, config, stats), run_id, stats, on_progress, on_wait)
     return run_id, stats
 
@@ -323,6 +354,6 @@ def rejudge_record(
     prompt = render(template(config, chosen.name), stored.record)
     job = Job(rowid, stored.record, chosen, prompt, judge_store.cache_key(model, prompt))
     stats = Stats(total=1)
-    run_id = judge_store.start_run(db, stored.dataset, model, base_url, chosen.name)
+    run_id = start(db, stored.dataset, replace(config, task=chosen.name))
     _execute(db, config, iter([job]), run_id, stats, None)
     return run_id, stats

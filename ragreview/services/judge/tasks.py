@@ -8,6 +8,7 @@ one verdict. Invalid output raises ``OutputError``; the runner retries, then rec
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -291,3 +292,89 @@ def task_for(record: Record, requested: str) -> Task | None:
 
 def parse(task: Task, record: Record, text: str) -> Parsed:
     return task.parse(record, extract_json(text))
+
+
+# -- log-probabilities of the verdicts ----------------------------------------------
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_LITERAL = re.compile(r"[^,}\]\s]+")
+
+
+def _object_span(text: str) -> tuple[int, int]:
+    """Where ``extract_json`` finds the reply's JSON object, as offsets in ``text``."""
+    fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    base, seg = (
+        (fence.start(1), fence.group(1))
+        if fence and not text.strip().startswith("{")
+        else (0, text)
+    )
+    return base + seg.find("{"), base + seg.rfind("}") + 1
+
+
+def _verdict_fields(
+    task: Task, record: Record, obj: dict[str, Any]
+) -> list[tuple[str, tuple[str, str]]]:
+    """(JSON field, label item) of each verdict in the reply, in the reply's order."""
+    if task.name == "idk":
+        return [("idk", ("idk", "*"))]
+    if task.name == "rgb":
+        out = [("rejected", ("rejected", "*"))]
+        return out + (
+            [("error_detected", ("error_detected", "*"))] if _counterfactual(record) else []
+        )
+    if task.name == "trace":
+        return [
+            (
+                "fully_supported",
+                ("supported", resolve_target(record, "response", i["response_sentence_key"]) or ""),
+            )
+            for i in obj["sentence_support_information"]
+        ]
+    if record.facts:
+        keys = [resolve_target(record, "fact", item["key"]) or "" for item in obj["facts"]]
+    else:
+        keys = [f"f{i + 1}" for i in range(len(obj["facts"]))]
+    return [("label", ("fact", key)) for key in keys]
+
+
+def verdict_logprobs(
+    task: Task, record: Record, text: str, tokens: list[tuple[str, float]]
+) -> dict[tuple[str, str], float]:
+    """The log-probability of each verdict in a reply the task parsed: the sum over the
+    tokens that spell the verdict's value (``true``, ``"yes"`` without its quotes,
+    ``"NS"``…). Labels that are lists of keys (relevant, utilized, support_keys) have
+    no single verdict and get none. Empty when the tokens do not spell the reply or a
+    verdict cannot be placed unambiguously."""
+    if "".join(t for t, _ in tokens) != text:
+        return {}
+    start, end = _object_span(text)
+    try:
+        fields = _verdict_fields(task, record, json.loads(text[start:end]))
+    except (KeyError, TypeError, ValueError, RecursionError):
+        return {}
+    spans: dict[tuple[str, str], tuple[int, int]] = {}
+    for field in dict.fromkeys(f for f, _ in fields):
+        items = [item for f, item in fields if f == field]
+        found = list(re.finditer(rf'"{field}"\s*:\s*', text[start:end]))
+        if len(found) != len(items):
+            continue  # the field also appears elsewhere: do not guess
+        for match, item in zip(found, items):
+            at = start + match.end()
+            value = _STRING.match(text, at) or _LITERAL.match(text, at)
+            if value is None:
+                continue
+            a, b = value.span()
+            if text[a] == '"':
+                a, b = a + 1, b - 1
+            spans[item] = (a, b)
+    out: dict[tuple[str, str], float] = {}
+    offset = 0
+    bounds = []
+    for token, logprob in tokens:
+        bounds.append((offset, offset + len(token), logprob))
+        offset += len(token)
+    for item, (a, b) in spans.items():
+        hit = [lp for t0, t1, lp in bounds if t0 < b and t1 > a]
+        if hit:
+            out[item] = math.fsum(hit)
+    return out

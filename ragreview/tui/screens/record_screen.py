@@ -306,7 +306,7 @@ class RecordScreen(ReviewJobs):
         flt = self.records.filter
         if kind == "all":  # every filter off; the sort order stays
             self._apply_filter(browse.ListFilter(sort=flt.sort))
-        elif kind in ("disagreement", "conflicts", "sample"):
+        elif kind in ("disagreement", "conflicts", "sample", "runs_disagree"):
             on = not getattr(flt, kind)
             if (
                 on

@@ -90,7 +90,9 @@ class ItemRow(Widget):
     def render(self) -> Table:
         # Two columns so wrapped sentence text hangs under itself, not under the marks.
         head = Text(no_wrap=True)
-        head.append("≠" if self.has_class("-disagree") else " ")
+        # ≠ the reviewer overrode the judge here; ≈ two judge runs differ here
+        runs = any(m.runs_disagree for m in self.marks)
+        head.append("≠" if self.has_class("-disagree") else "≈" if runs else " ")
         head.append(f"{self.item.key:>3} ", self.get_component_rich_style("item-row--key"))
         keys: list[str] | None = None
         support: Mark | None = None

@@ -26,6 +26,7 @@ def oracle(prompt: str) -> dict[str, Any]:
     sentence except sentence 'b' (unsupported).
     """
     blocks = re.findall(r"```\n(.*?)\n```", prompt, re.S)
+    doubtful = "DOUBT EVERYTHING" in prompt  # a second prompt: nothing supported, nothing used
     doc_keys = re.findall(r"^(\d+[a-z]+)\. ", prompt, re.M)
     if "all_relevant_sentence_keys" in prompt:
         resp_keys = re.findall(r"^([a-z]+)\. ", blocks[2], re.M)
@@ -33,8 +34,8 @@ def oracle(prompt: str) -> dict[str, Any]:
             {
                 "response_sentence_key": k,
                 "explanation": "…",
-                "supporting_sentence_keys": [] if k == "b" else [doc_keys[0]],
-                "fully_supported": k != "b",
+                "supporting_sentence_keys": [] if k == "b" or doubtful else [doc_keys[0]],
+                "fully_supported": k != "b" and not doubtful,
             }
             for k in resp_keys
         ]
@@ -44,7 +45,7 @@ def oracle(prompt: str) -> dict[str, Any]:
             "overall_supported_explanation": "…",
             "overall_supported": "b" not in resp_keys,
             "sentence_support_information": info,
-            "all_utilized_sentence_keys": doc_keys[:1],
+            "all_utilized_sentence_keys": [] if doubtful else doc_keys[:1],
         }
     if '"idk"' in prompt:  # the last fenced block is the response
         return {"explanation": "…", "idk": "yes" if "don't know" in blocks[-1] else "no"}
@@ -98,20 +99,38 @@ class State:
         return sum(1 for r in self.requests if r["path"].endswith("/chat/completions"))
 
 
-def completion(model: str, content: str, prompt: str) -> dict[str, Any]:
+# log-probabilities the server gives, per token; every other token gets -0.01
+TOKEN_LOGPROBS = {"true": -0.25, "false": -1.5, "yes": -0.75, "no": -2.0}
+
+
+def token_logprobs(content: str) -> dict[str, Any]:
+    """The ``logprobs`` of a choice: the content cut into word, space and punctuation
+    tokens (which spell it exactly), each with a fixed log-probability."""
+    tokens = re.findall(r"\w+|\s+|[^\w\s]", content)
+    return {
+        "content": [
+            {"token": t, "logprob": TOKEN_LOGPROBS.get(t, -0.01), "bytes": list(t.encode()),
+             "top_logprobs": []}
+            for t in tokens
+        ]
+    }  # fmt: skip
+
+
+def completion(model: str, content: str, prompt: str, logprobs: bool = False) -> dict[str, Any]:
     p_tok, c_tok = len(prompt) // 4, len(content) // 4
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": {"role": "assistant", "content": content},
+        "finish_reason": "stop",
+    }
+    if logprobs:
+        choice["logprobs"] = token_logprobs(content)
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ],
+        "choices": [choice],
         "usage": {
             "prompt_tokens": p_tok,
             "completion_tokens": c_tok,
@@ -216,7 +235,8 @@ class Handler(BaseHTTPRequestHandler):
             elif rule.fault == "malformed":
                 self._send(200, completion(req["model"], "Sure! {not json", prompt))
                 return
-        self._send(200, completion(req["model"], json.dumps(oracle(prompt)), prompt))
+        content = json.dumps(oracle(prompt))
+        self._send(200, completion(req["model"], content, prompt, bool(req.get("logprobs"))))
 
     def _upload(self, body: bytes) -> None:
         head = f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode()
@@ -297,7 +317,9 @@ class JudgeServer:
                     )
                     continue
                 content = "not json" if rule is not None else json.dumps(oracle(prompt))
-                body = completion(item["body"]["model"], content, prompt)
+                body = completion(
+                    item["body"]["model"], content, prompt, bool(item["body"].get("logprobs"))
+                )
                 lines.append(
                     {
                         "id": "r",

@@ -220,3 +220,21 @@ def test_a_record_without_documents_says_so():
     prompt = render(default_template("facts"), record)
     assert "```\n(no documents were given)\n```" in prompt
     assert "rate\neach fact against well-established knowledge" in prompt
+
+
+def test_verdict_logprobs_sum_the_tokens_that_spell_each_verdict():
+    from ragreview.services.judge.tasks import TASKS, verdict_logprobs
+
+    from .judge_server import token_logprobs
+
+    def tokens(text):
+        return [(t["token"], t["logprob"]) for t in token_logprobs(text)["content"]]
+
+    record = parse_record({"id": "m", "task": "mtrag", "response": [["a", "I don't know."]]})
+    reply = 'Here: {"explanation": "the \\"idk\\": no", "idk": "yes"}'
+    # the value "yes" is one token (-0.75); the quoted "idk" in the explanation is not a key
+    assert verdict_logprobs(TASKS["idk"], record, reply, tokens(reply)) == {("idk", "*"): -0.75}
+    twice = '{"idk": "no", "idk": "yes"}'  # which one counts is ambiguous: none is stored
+    assert verdict_logprobs(TASKS["idk"], record, twice, tokens(twice)) == {}
+    # tokens that do not spell the reply (a server that dropped some): nothing is stored
+    assert verdict_logprobs(TASKS["idk"], record, reply, tokens(reply)[:-2]) == {}
