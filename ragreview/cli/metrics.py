@@ -11,10 +11,11 @@ from typing import Any
 import click
 
 from ..core.safe_text import json_for_terminal, printable
-from ..store import metric_rows
+from ..store import estimates, metric_rows
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
+from .queue_cmd import target_option
 from .session import open_target
 
 
@@ -42,6 +43,7 @@ def _line(obj: dict[str, Any]) -> str:
 @dataset_option
 @click.option("--by", "by", metavar="FIELD", help="One line per value of a record field.")
 @click.option("--per-record", is_flag=True, help="One line per record instead of the dataset.")
+@target_option
 @json_option
 def metrics(
     path: str,
@@ -49,9 +51,16 @@ def metrics(
     dataset: str | None,
     by: str | None,
     per_record: bool,
+    target_halfwidth: float | None,
     as_json: bool,
 ) -> None:
-    """Every metric computed from the judge's labels and from the reviewed labels."""
+    """Every metric computed from the judge's labels and from the reviewed labels.
+
+    Without --by: also the corrected estimate of each mean from the latest review draw
+    (``ragreview queue``) with its 95 % interval (docs/estimate.md).
+    """
+    if target_halfwidth is not None and not target_halfwidth > 0:
+        raise click.UsageError("--target-halfwidth must be positive")
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
         name = opened.dataset
@@ -67,11 +76,18 @@ def metrics(
             summaries = metric_rows.grouped_summaries(opened.db, name, by)
         else:
             summaries = [metric_rows.dataset_summary(opened.db, name)]
+            summaries[0]["estimate"] = estimates.dataset_estimates(
+                opened.db, name, target_halfwidth
+            )
         if as_json:
             for summary in summaries:
                 click.echo(_line(summary))
             return
         _print_summaries(name, summaries, metric_rows.stored_comparison(opened.db, name))
+        if not by:
+            from .estimate_text import print_estimates
+
+            print_estimates(summaries[0]["estimate"])
         if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):
             groups = [  # only groups holding RGB records: other tasks have no noise rate
                 g

@@ -192,6 +192,10 @@ def settings(path: str, assignments: tuple[str, ...], db: str | None, dataset: s
                     parse_value_text(value.strip()),
                     on_progress=step,
                 )
-        for name, value in store_settings.get_all(opened.db, opened.dataset).items():
+        every = {
+            **store_settings.get_all(opened.db, opened.dataset),
+            **store_settings.others(opened.db, opened.dataset),
+        }
+        for name, value in every.items():
             shown = json.dumps(value) if not isinstance(value, str) else value
             click.echo(printable(f"{name}={shown}", one_line=True))

@@ -204,6 +204,12 @@ def put_setting(
     the same transaction; ``on_progress(n)`` is told as batches of records are done.
     """
     value = settings.check(name, value)
+    if name in settings.OTHERS:  # no metric reads it: nothing to recompute
+        with write(db.conn) as conn:
+            if settings.others(db, dataset)[name] == value:
+                return False
+            settings.store(conn, dataset, name, value)
+        return True
     with write(db.conn) as conn:
         if settings.get_all(db, dataset)[name] == value:  # stored metrics already use it
             return False
