@@ -9,6 +9,7 @@ import click
 
 from ..core.safe_text import json_for_terminal, printable
 from ..store import estimates, review_draws, review_queries
+from ..store import records as store_records
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
@@ -28,21 +29,24 @@ target_option = click.option(
 @click.option(
     "--strategy",
     type=click.Choice(review_draws.STRATEGIES),
-    default="random",
-    show_default=True,
-    help="What makes a record likelier to be drawn.",
+    help="What makes a record likelier to be drawn [default: random; sized by "
+    "--target-halfwidth: the latest draw's].",
 )
 @click.option("--n", "n", type=int, help="Expected number of records to draw.")
-@click.option("--seed", default=0, show_default=True, help="Random seed.")
+@click.option(
+    "--seed",
+    type=int,
+    help="Random seed [default: 0; sized by --target-halfwidth: the latest draw's].",
+)
 @target_option
 @json_option
 @db_option
 @dataset_option
 def queue(
     path: str,
-    strategy: str,
+    strategy: str | None,
     n: int | None,
-    seed: int,
+    seed: int | None,
     target_halfwidth: float | None,
     as_json: bool,
     db: str | None,
@@ -51,7 +55,9 @@ def queue(
     """Draw records to review, weighted by a signal, each with its inclusion probability.
 
     Prints the drawn record ids in draw order (review them in that order). Without
-    --n, --target-halfwidth draws as many as the current estimate needs to reach it.
+    --n, --target-halfwidth draws as many as the current estimate needs to reach it,
+    by default with the latest draw's strategy and seed: the same keys at a higher
+    threshold, so the new draw starts with the old one and its reviews still count.
     """
     if target_halfwidth is not None and not target_halfwidth > 0:
         raise click.UsageError("--target-halfwidth must be positive")
@@ -70,7 +76,14 @@ def queue(
                 raise click.ClickException(
                     "no estimate yet (fewer than 2 reviewed records of a draw): give --n"
                 )
-            n = max(needed)
+            # never more than the dataset holds: at that size every record is drawn
+            n = min(max(needed), sum(store_records.counts(opened.db, opened.dataset).values()))
+            latest = review_draws.latest(opened.db, opened.dataset)
+            if latest is not None:  # extend it (docs/estimate.md)
+                strategy = strategy or latest.strategy
+                seed = latest.seed if seed is None else seed
+        strategy = strategy or "random"
+        seed = 0 if seed is None else seed
         drawn = review_draws.draw(opened.db, opened.dataset, strategy, n, seed)
         ids = review_queries.record_ids(opened.db, tuple(m.record for m in drawn.members))
     for rid, member in zip(ids, drawn.members):
