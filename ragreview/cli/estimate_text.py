@@ -5,41 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.safe_text import printable
+from ..store.estimates import draw_line, stop_line
 
 
 def _fmt(value: Any) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
-def draw_line(block: dict[str, Any]) -> str:
-    """One line on the draw the estimate comes from (or that there is none)."""
-    d = block.get("draw")
-    if d is None:
-        return "no review draw yet: `ragreview queue` draws one; until then there is no estimate"
-    line = (
-        f"draw {d['id']} ({d['strategy']}, seed {d['seed']}): {d['used']} of {d['drawn']} "
-        f"drawn records reviewed in order and used"
-    )
-    if block.get("reviewed_outside_draw"):
-        line += f"; {block['reviewed_outside_draw']} reviewed outside the draw (not used)"
-    return line
-
-
-def stop_line(block: dict[str, Any]) -> str | None:
-    target, more = block.get("target_halfwidth"), block.get("more_reviews")
-    if target is None:
-        return None
-    if more is None:
-        return f"target ±{target:g}: no estimate yet"
-    return f"target ±{target:g}: {more} more reviews" if more else f"target ±{target:g}: reached"
-
-
-def print_estimates(block: dict[str, Any]) -> None:
+def print_estimates(block: dict[str, Any], console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console()
+    console = console or Console()
     table = Table(
         title="corrected estimate (judge on every record + reviewed draw, 95 % interval)",
         title_justify="left",

@@ -153,6 +153,32 @@ def dataset_estimates(
     return block
 
 
+# -- one-line descriptions (metrics, agreement text and HTML, the TUI) -----------------
+
+
+def draw_line(block: dict[str, Any]) -> str:
+    """One line on the draw the estimate comes from (or that there is none)."""
+    d = block.get("draw")
+    if d is None:
+        return "no review draw yet: `ragreview queue` draws one; until then there is no estimate"
+    line = (
+        f"draw {d['id']} ({d['strategy']}, seed {d['seed']}): {d['used']} of {d['drawn']} "
+        f"drawn records reviewed in order and used"
+    )
+    if block.get("reviewed_outside_draw"):
+        line += f"; {block['reviewed_outside_draw']} reviewed outside the draw (not used)"
+    return line
+
+
+def stop_line(block: dict[str, Any]) -> str | None:
+    target, more = block.get("target_halfwidth"), block.get("more_reviews")
+    if target is None:
+        return None
+    if more is None:
+        return f"target ±{target:g}: no estimate yet"
+    return f"target ±{target:g}: {more} more reviews" if more else f"target ±{target:g}: reached"
+
+
 def _finite(value: float | None) -> float | None:
     return value if value is None or math.isfinite(value) else None
 

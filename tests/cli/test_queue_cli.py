@@ -252,3 +252,21 @@ def test_queue_sized_by_the_target_halfwidth(factscore) -> None:
     )  # the reviews of the old draw still count
     proc = run("queue", str(factscore), "--target-halfwidth", "0.001")
     assert "183 of 183 records" in proc.stderr  # capped at the whole dataset
+
+
+def test_agreement_report_carries_the_estimate(factscore, tmp_path) -> None:
+    drawn = _queue(factscore, "--n", "20", "--seed", "1")
+    for d in drawn[:5]:
+        quick("mark", str(factscore), d["id"], "--reviewed", "--reviewer", "ann")
+    quick("label", str(factscore), drawn[1]["id"], "fact", "f2", "IR", "--reviewer", "ann")
+    metrics_block = json.loads(run("metrics", str(factscore), "--json").stdout)["estimate"]
+    html = tmp_path / "report.html"
+    report = json.loads(
+        run("agreement", str(factscore), "--json", "--html", str(html)).stdout
+    )
+    assert report["estimate"] == metrics_block  # one computation for both commands
+    assert report["estimate"]["draw"]["used"] == 5
+    page = html.read_text(encoding="utf-8")
+    assert "Corrected estimate" in page and "longform.precision" in page
+    text = run("agreement", str(factscore)).stdout
+    assert "corrected estimate" in text and "draw 1 (random, seed 1): 5 of" in text
