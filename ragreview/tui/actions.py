@@ -180,6 +180,12 @@ ACTIONS: tuple[ReviewAction, ...] = (
         title="Drawn sample", help="Toggle: only the records of the latest `ragreview sample`.",
     ),
     ReviewAction(
+        id="draw-queue", keys="8", action="queue", namespace="filter",
+        title="Review queue",
+        help="Draw records to review (strategy, n, seed: `ragreview queue`) and show only "
+        "them, in draw order; empty: show the latest draw.",
+    ),
+    ReviewAction(
         id="filter-task", keys="t", action="next_task", namespace="filter",
         title="Next task", help="Cycle the task filter through the dataset's tasks.",
     ),

@@ -261,9 +261,7 @@ def test_agreement_report_carries_the_estimate(factscore, tmp_path) -> None:
     quick("label", str(factscore), drawn[1]["id"], "fact", "f2", "IR", "--reviewer", "ann")
     metrics_block = json.loads(run("metrics", str(factscore), "--json").stdout)["estimate"]
     html = tmp_path / "report.html"
-    report = json.loads(
-        run("agreement", str(factscore), "--json", "--html", str(html)).stdout
-    )
+    report = json.loads(run("agreement", str(factscore), "--json", "--html", str(html)).stdout)
     assert report["estimate"] == metrics_block  # one computation for both commands
     assert report["estimate"]["draw"]["used"] == 5
     page = html.read_text(encoding="utf-8")
