@@ -268,3 +268,18 @@ def test_agreement_report_carries_the_estimate(factscore, tmp_path) -> None:
     assert "Corrected estimate" in page and "longform.precision" in page
     text = run("agreement", str(factscore)).stdout
     assert "corrected estimate" in text and "draw 1 (random, seed 1): 5 of" in text
+
+
+def test_target_halfwidth_setting(traces) -> None:
+    out = run("settings", str(traces), "estimate.target_halfwidth=0.02").stdout
+    assert "estimate.target_halfwidth=0.02" in out.splitlines()
+    bad = run("settings", str(traces), "estimate.target_halfwidth=-1", check=False)
+    assert bad.returncode == 1 and "positive number" in bad.stderr
+    db = open_database(traces.with_name("tr.ragreview.db"))
+    from ragreview.store import settings as store_settings
+
+    # not a metric variant: gold sets and reports list the variants only
+    assert "estimate.target_halfwidth" not in store_settings.get_all(db, "tr")
+    assert store_settings.others(db, "tr") == {"estimate.target_halfwidth": 0.02}
+    unset = run("settings", str(traces), "estimate.target_halfwidth=null").stdout
+    assert "estimate.target_halfwidth=null" in unset
