@@ -83,11 +83,12 @@ def metrics(
             for summary in summaries:
                 click.echo(_line(summary))
             return
-        _print_summaries(name, summaries, metric_rows.stored_comparison(opened.db, name))
-        if not by:
-            from .estimate_text import print_estimates
-
-            print_estimates(summaries[0]["estimate"])
+        _print_summaries(
+            name,
+            summaries,
+            metric_rows.stored_comparison(opened.db, name),
+            None if by else summaries[0]["estimate"],
+        )
         if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):
             groups = [  # only groups holding RGB records: other tasks have no noise rate
                 g
@@ -115,7 +116,9 @@ def _delta(judge: Any, reviewed: Any) -> str:
     return "" if abs(diff) < 5e-5 else f"{diff:+.4f}"
 
 
-def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict]) -> None:
+def _print_summaries(
+    dataset: str, summaries: list[dict], stored: dict[str, dict], estimate: dict | None = None
+) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -146,6 +149,10 @@ def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict
                 cells.append("" if not (uj or ur) else str(uj) if uj == ur else f"{uj} → {ur}")
             table.add_row(Text(name), *cells)
         console.print(table)
+    if estimate is not None:  # the corrected estimates, under the values they correct
+        from .estimate_text import print_estimates
+
+        print_estimates(estimate, console)
     if stored:
         table = Table(
             title="stored scores in the source vs recomputed from the judge's labels",
