@@ -131,6 +131,10 @@ class Dataset:
             if by
             else [metric_rows.dataset_summary(self.db, self.name)]
         )
+        if not by:  # the corrected estimates, as `metrics --json` (docs/estimate.md)
+            from .store import estimates
+
+            summaries[0]["estimate"] = estimates.dataset_estimates(self.db, self.name)
         if not frame:
             return summaries if by else summaries[0]
         long = [

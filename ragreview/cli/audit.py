@@ -12,8 +12,8 @@ import click
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
 from ..core.safe_text import json_for_terminal, printable, printable_all
+from ..store import estimates, open_database, review_queries, reviewer_layers
 from ..store import merge as store_merge
-from ..store import open_database, review_queries, reviewer_layers
 from ..store import settings as store_settings
 from . import cli
 from .common import remember_db, user_errors
@@ -56,6 +56,8 @@ def build_report(
     annotators = reviewer_layers.annotator_report(db, dataset)
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators
+    # the corrected headline numbers from the latest review draw (docs/estimate.md)
+    report["estimate"] = estimates.dataset_estimates(db, dataset)
     points = agreement_report.metric_pairs(per_record)
     return report, points
 

@@ -137,6 +137,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
                  f"{boot['resamples']} resamples, seed {boot['seed']}; bold: interval "
                  "excludes 0", style="dim")
         )  # fmt: skip
+    if report.get("estimate"):
+        from .estimate_text import print_estimates
+
+        print_estimates(report["estimate"], console)
     ind = report["independent"]
     if ind["records"]:
         console.print(_labels_table(

@@ -153,7 +153,8 @@ def export_cmd(
                     protect=protect,
                     **options,
                 )
-    click.echo(f"wrote {count} records to {out_path} as {fmt}", err=True)
+    what = "items" if fmt == export.DISAGREEMENTS else "records"
+    click.echo(f"wrote {count} {what} to {out_path} as {fmt}", err=True)
 
 
 @cli.command("formats")

@@ -12,10 +12,11 @@ import click
 import orjson
 
 from ..core.safe_text import json_bytes_for_terminal, json_for_terminal, printable
-from ..store import metric_rows
+from ..store import estimates, metric_rows
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
+from .queue_cmd import target_option
 from .session import open_target
 
 
@@ -54,6 +55,7 @@ def _write_lines(rows: Iterator[dict]) -> None:
 @dataset_option
 @click.option("--by", "by", metavar="FIELD", help="One line per value of a record field.")
 @click.option("--per-record", is_flag=True, help="One line per record instead of the dataset.")
+@target_option
 @json_option
 def metrics(
     path: str,
@@ -61,9 +63,16 @@ def metrics(
     dataset: str | None,
     by: str | None,
     per_record: bool,
+    target_halfwidth: float | None,
     as_json: bool,
 ) -> None:
-    """Every metric computed from the judge's labels and from the reviewed labels."""
+    """Every metric computed from the judge's labels and from the reviewed labels.
+
+    Without --by: also the corrected estimate of each mean from the latest review draw
+    (``ragreview queue``) with its 95 % interval (docs/estimate.md).
+    """
+    if target_halfwidth is not None and not target_halfwidth > 0:
+        raise click.UsageError("--target-halfwidth must be positive")
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
         name = opened.dataset
@@ -78,11 +87,19 @@ def metrics(
             summaries = metric_rows.grouped_summaries(opened.db, name, by)
         else:
             summaries = [metric_rows.dataset_summary(opened.db, name)]
+            summaries[0]["estimate"] = estimates.dataset_estimates(
+                opened.db, name, target_halfwidth
+            )
         if as_json:
             for summary in summaries:
                 click.echo(_line(summary))
             return
-        _print_summaries(name, summaries, metric_rows.stored_comparison(opened.db, name))
+        _print_summaries(
+            name,
+            summaries,
+            metric_rows.stored_comparison(opened.db, name),
+            None if by else summaries[0]["estimate"],
+        )
         if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):
             groups = [  # only groups holding RGB records: other tasks have no noise rate
                 g
@@ -110,7 +127,9 @@ def _delta(judge: Any, reviewed: Any) -> str:
     return "" if abs(diff) < 5e-5 else f"{diff:+.4f}"
 
 
-def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict]) -> None:
+def _print_summaries(
+    dataset: str, summaries: list[dict], stored: dict[str, dict], estimate: dict | None = None
+) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -141,6 +160,10 @@ def _print_summaries(dataset: str, summaries: list[dict], stored: dict[str, dict
                 cells.append("" if not (uj or ur) else str(uj) if uj == ur else f"{uj} → {ur}")
             table.add_row(Text(name), *cells)
         console.print(table)
+    if estimate is not None:  # the corrected estimates, under the values they correct
+        from .estimate_text import print_estimates
+
+        print_estimates(estimate, console)
     if stored:
         table = Table(
             title="stored scores in the source vs recomputed from the judge's labels",

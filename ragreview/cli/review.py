@@ -192,6 +192,14 @@ def settings(path: str, assignments: tuple[str, ...], db: str | None, dataset: s
                     parse_value_text(value.strip()),
                     on_progress=step,
                 )
-        for name, value in store_settings.get_all(opened.db, opened.dataset).items():
+        every = {  # the other settings only once set: not metric variants
+            **store_settings.get_all(opened.db, opened.dataset),
+            **{
+                k: v
+                for k, v in store_settings.others(opened.db, opened.dataset).items()
+                if v is not None
+            },
+        }
+        for name, value in every.items():
             shown = json.dumps(value) if not isinstance(value, str) else value
             click.echo(printable(f"{name}={shown}", one_line=True))

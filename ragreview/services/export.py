@@ -22,7 +22,8 @@ from ..store import settings as store_settings
 if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
 
-AS_CHOICES = ("source", "ragreview", "csv", "parquet")
+AS_CHOICES = ("source", "ragreview", "csv", "parquet", "disagreements")
+DISAGREEMENTS = "disagreements"  # the overridden items, not the records (disagreements.py)
 
 
 class LossError(RagreviewError):
@@ -39,7 +40,7 @@ def _dataset_row(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
 def resolve_format(db: sqlite_utils.Database, dataset: str, as_: str) -> str:
     """The writer's name for ``--as`` (``source`` is the format the dataset came in)."""
     fmt = _dataset_row(db, dataset)["format"] if as_ == "source" else as_
-    if fmt != "csv" and fmt not in formats.REGISTRY:
+    if fmt not in ("csv", DISAGREEMENTS) and fmt not in formats.REGISTRY:
         raise RagreviewError(f"export as {fmt!r} is not supported")
     return fmt
 
@@ -130,6 +131,10 @@ def write(
     unless ``allow_loss``.
 
     ``on_record`` is called once per record read (for a progress bar)."""
+    if fmt == DISAGREEMENTS:  # items, not records: nothing of a format to lose
+        from . import disagreements
+
+        return disagreements.write(db, dataset, out, reviewed_only=reviewed_only)
     if fmt not in ("csv", "ragreview"):
         changed = item_edits.edited(db, dataset)
         if changed:  # the source file's own fact/statement lists cannot hold them

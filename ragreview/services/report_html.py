@@ -210,6 +210,25 @@ def bias_plot(metrics: dict[str, Any], points: dict[str, list[tuple[float, float
     )
 
 
+def estimate_section(block: dict[str, Any]) -> str:
+    """The corrected estimate of each mean from the review draw (docs/estimate.md)."""
+    from ..store.estimates import draw_line, stop_line
+
+    out = ["<h2>Corrected estimate (judge on every record + reviewed draw)</h2>"]
+    out.append(f'<p class="meta">{escape(draw_line(block))}</p>')
+    rows = [
+        [escape(name), _num(m["estimate"], 4),
+         "–" if m["ci"] is None else f"{m['ci'][0]:.4f} – {m['ci'][1]:.4f}",
+         str(m["n_used"]), "" if m["more_reviews"] is None else str(m["more_reviews"])]
+        for name, m in block["metrics"].items()
+    ]  # fmt: skip
+    out.append(_table(["metric", "estimate", "95 % interval", "used", "more reviews"], rows))
+    for line in [stop_line(block), *block.get("warnings", ())]:
+        if line:
+            out.append(f'<p class="warn">{escape(line)}</p>')
+    return "".join(out)
+
+
 def render(report: dict[str, Any], points: dict[str, list[tuple[float, float]]]) -> str:
     dataset = escape(str(report.get("dataset", "")))
     body = [f"<h1>Judge agreement — {dataset}</h1>"]
@@ -241,6 +260,8 @@ def render(report: dict[str, Any], points: dict[str, list[tuple[float, float]]])
         body.append("</div>")
     else:
         body.append("<p>No per-record metrics.</p>")
+    if report.get("estimate"):
+        body.append(estimate_section(report["estimate"]))
     ind = report["independent"]
     body.append("<h2>Independent agreement (blind first pass)</h2>")
     if ind["records"]:

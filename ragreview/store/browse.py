@@ -32,6 +32,7 @@ class ListFilter:
     conflicts: bool = False  # only records with a reviewer conflict (ragreview merge)
     sample: bool = False  # only the records of the dataset's latest drawn sample
     runs_disagree: bool = False  # only records where two judge runs differ on an item
+    queue: bool = False  # only the latest review draw (`ragreview queue`), in draw order
 
     def describe(self) -> str:
         parts = [self.status or "all"]
@@ -43,6 +44,8 @@ class ListFilter:
             parts.append("sample")
         if self.runs_disagree:
             parts.append("runs≈")
+        if self.queue:
+            parts.append("queue")
         if self.task:
             parts.append(f"task={self.task}")
         if self.text:
@@ -118,7 +121,13 @@ def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
             "(SELECT max(id) FROM samples WHERE dataset = ?))"
         )
         params.append(dataset)
+    if flt.queue:
+        where.append(f"r.rowid IN (SELECT record FROM review_draw_records WHERE draw = {_DRAW})")
+        params.append(dataset)
     return " AND ".join(where), params
+
+
+_DRAW = "(SELECT max(id) FROM review_draws WHERE dataset = ?)"  # the latest review draw
 
 
 def latest_sample(db: sqlite_utils.Database, dataset: str) -> int | None:
@@ -131,11 +140,18 @@ def rowids(db: sqlite_utils.Database, dataset: str, flt: ListFilter) -> array:
     """Rowids of the records passing ``flt``, in list order."""
     where, params = _where(dataset, flt)
     order = "r.position, r.rowid"
+    order_params: list[Any] = []
+    if flt.queue and flt.sort != "delta":  # the order the draw is to be reviewed in
+        order = (
+            "(SELECT d.position FROM review_draw_records d WHERE d.record = r.rowid "
+            f"AND d.draw = {_DRAW}), {order}"
+        )
+        order_params.append(dataset)
     if flt.sort == "delta":
         order = f"{DELTA} DESC NULLS LAST, {order}"
     sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY {order}"
     try:
-        cursor = db.conn.execute(sql, params)
+        cursor = db.conn.execute(sql, [*params, *order_params])
     except sqlite3.OperationalError:  # no stored metrics yet: fall back to file order
         sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY r.position, r.rowid"
         cursor = db.conn.execute(sql, params)

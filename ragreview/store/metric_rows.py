@@ -217,6 +217,12 @@ def put_setting(
     are done.
     """
     value = settings.check(name, value)
+    if name in settings.OTHERS:  # no metric reads it: nothing to recompute
+        with write(db.conn) as conn:
+            if settings.others(db, dataset)[name] == value:
+                return False
+            settings.store(conn, dataset, name, value)
+        return True
     with write(db.conn) as conn:
         old = settings.get_all(db, dataset)[name]
         if old == value:  # stored metrics already use it

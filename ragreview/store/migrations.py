@@ -401,6 +401,37 @@ def m010_judge_run_layers(db: Database) -> None:
 
 
 @MIGRATIONS()
+def m011_review_draws(db: Database) -> None:
+    # `ragreview queue`: weighted draws of records to review, each record's inclusion
+    # probability recorded so the corrected estimate can weight it (docs/estimate.md).
+    db.executescript(
+        """
+        CREATE TABLE review_draws (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            dataset TEXT NOT NULL,
+            strategy TEXT NOT NULL,           -- random | uncertainty | impact | ...
+            n INTEGER NOT NULL,               -- expected draw size asked for (Σπ)
+            seed INTEGER NOT NULL,
+            uniform_share REAL NOT NULL,      -- of the weight spread evenly
+            threshold REAL,                   -- key threshold τ; NULL = every record
+            population INTEGER NOT NULL,      -- records in the dataset when drawn
+            at TEXT NOT NULL
+        );
+        CREATE TABLE review_draw_records (
+            draw INTEGER NOT NULL REFERENCES review_draws(id),
+            record INTEGER NOT NULL REFERENCES records(rowid),
+            position INTEGER NOT NULL,        -- draw order, from 0
+            weight REAL NOT NULL,             -- w_i (the weights of a draw sum to 1)
+            key REAL NOT NULL,                -- E_i / w_i; drawn when below τ
+            inclusion REAL NOT NULL,          -- π_i = 1 − exp(−τ w_i)
+            PRIMARY KEY (draw, record)
+        ) WITHOUT ROWID;
+        CREATE INDEX review_draw_order ON review_draw_records (draw, position);
+        """
+    )
+
+
+@MIGRATIONS()
 def m012_metric_stats(db: Database) -> None:
     # What each setting-dependent metric family needs per record and layer to give any
     # variant's values (store/metric_stats.py), so a variant change is an aggregate

@@ -16,14 +16,20 @@ DEFAULTS: dict[str, tuple[Any, Any]] = {
     "rgb.variant": ("reference", ("reference", "simple")),
     "longform.k": (100, int),
 }
+# Settings no metric reads (changing them recomputes nothing; not a metric variant, so
+# not in ``get_all``): the review-queue stopping rule (docs/estimate.md).
+OTHERS: dict[str, tuple[Any, Any]] = {
+    "estimate.target_halfwidth": (None, float),
+}
 
 
 def check(name: str, value: Any) -> Any:
     if name == "judge.run":  # not a metric variant: switching rebuilds the judge layer
         raise RagreviewError("judge.run is the active judge run: use `ragreview runs use PATH ID`")
-    if name not in DEFAULTS:
-        raise RagreviewError(f"unknown setting {name!r} (known: {', '.join(DEFAULTS)})")
-    _, allowed = DEFAULTS[name]
+    known = {**DEFAULTS, **OTHERS}
+    if name not in known:
+        raise RagreviewError(f"unknown setting {name!r} (known: {', '.join(known)})")
+    _, allowed = known[name]
     if isinstance(allowed, tuple):
         if value not in allowed:
             raise RagreviewError(
@@ -33,6 +39,10 @@ def check(name: str, value: Any) -> Any:
     if allowed is int:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise RagreviewError(f"{name} must be a positive integer, got {value!r}")
+    if allowed is float and value is not None:  # null unsets it
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise RagreviewError(f"{name} must be a positive number or null, got {value!r}")
+        return float(value)
     return value
 
 
@@ -42,6 +52,19 @@ def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
     # `ragreview runs` shows and changes it (store.run_layers)
     for name, value in db.conn.execute(
         "SELECT name, value FROM settings WHERE dataset = ? AND name != 'judge.run'", (dataset,)
+    ):
+        if name in values:
+            values[name] = loads(value)
+    return values
+
+
+def others(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
+    """The settings of ``OTHERS``, with their defaults."""
+    values = {name: default for name, (default, _) in OTHERS.items()}
+    marks = ",".join("?" * len(OTHERS))
+    for name, value in db.conn.execute(
+        f"SELECT name, value FROM settings WHERE dataset = ? AND name IN ({marks})",
+        (dataset, *OTHERS),
     ):
         values[name] = loads(value)
     return values

@@ -188,7 +188,13 @@ ACTIONS: tuple[ReviewAction, ...] = (
         title="Drawn sample", help="Toggle: only the records of the latest `ragreview sample`.",
     ),
     ReviewAction(
-        id="filter-runs-disagree", keys="8", action="filter('runs_disagree')",
+        id="draw-queue", keys="8", action="queue", namespace="filter",
+        title="Review queue",
+        help="Draw records to review (strategy, n, seed: `ragreview queue`) and show only "
+        "them, in draw order; empty: show the latest draw.",
+    ),
+    ReviewAction(
+        id="filter-runs-disagree", keys="9", action="filter('runs_disagree')",
         namespace="filter", title="Judge runs disagree",
         help="Toggle: records where two judge runs gave an item different values (≈).",
     ),

@@ -49,7 +49,9 @@ def demo(tmp_path):
 
 def test_metrics_json_shape(demo, tmp_path):
     (obj,) = lines(ok("metrics", str(demo), "--json", cwd=tmp_path))
-    assert set(obj) == {"group", "records", "reviewed_records", "judge", "effective", "undefined"}
+    assert set(obj) == {
+        "group", "records", "reviewed_records", "judge", "effective", "undefined", "estimate",
+    }  # fmt: skip
     assert obj["group"] is None and obj["records"] == 5 and obj["reviewed_records"] == 0
     assert set(obj["undefined"]) == {"judge", "effective"}
     # covid-1: 4/5, covid-2: 2/2, markup-1: 1/2

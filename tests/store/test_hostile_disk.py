@@ -194,7 +194,8 @@ def test_a_full_disk_during_label_loses_no_acknowledged_label(tmp_path, demo_pat
             proc = run_cli("label", src, "covid-1", "relevant", key, "false", "--reviewer", "ann")
             assert proc.returncode == 0, proc.stderr
             acknowledged.append(key)
-        with (mnt / "filler").open("wb") as fh:  # take every byte left
+        # unbuffered: a buffered file would flush its unwritten rest on close and raise there
+        with (mnt / "filler").open("wb", buffering=0) as fh:  # take every byte left
             try:
                 while True:
                     fh.write(b"\0" * 65536)

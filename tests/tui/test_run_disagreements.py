@@ -30,7 +30,7 @@ async def test_runs_disagreement_marker_and_filter(demo):
     app = make_app(demo)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        await pilot.press("8")
+        await pilot.press("9")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert ids_in_list(app) == ["covid-2"]
@@ -39,7 +39,7 @@ async def test_runs_disagreement_marker_and_filter(demo):
         rows = {row.item.key: row for row in app.screen.query(ItemRow)}
         assert text_of(rows["a"]).strip().startswith("≈ ")
         assert text_of(rows["b"]).strip().startswith("b ")
-        await pilot.press("8")  # toggles off
+        await pilot.press("9")  # toggles off
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert len(ids_in_list(app)) == 5

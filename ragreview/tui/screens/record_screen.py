@@ -15,8 +15,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
 from ...core.errors import RagreviewError, RecordError
-from ...store import browse, metric_rows
-from .. import actions
+from ...store import browse, estimates, metric_rows, review_draws
+from .. import actions, review_queue
 from .. import rubric as rubric_panel
 from ..model import Review
 from ..others import WATCH_EVERY_S, OtherReviewers
@@ -142,6 +142,7 @@ class RecordScreen(ReviewJobs):
             rubric.lines(human, hidden) if rubric.names else None,
             rubric.letters() if rubric.names and not hidden else None,
         )
+        block = estimates.dataset_estimates(self.review.db, self.review.dataset)
         if rubric.names:  # declared human metrics: the annotators' aggregate → yours
             record, dataset, single = rubric.panel(human)
             counts = frozenset(rubric_panel.PREFIX + n for n in rubric.names) | single
@@ -157,9 +158,10 @@ class RecordScreen(ReviewJobs):
                 hidden,
                 self.review.metric_prefixes(),
                 self.review.metric_counts(),
+                estimates=block["metrics"] if block["draw"] is not None else None,
             )
         self.records.invalidate(self.review.rowid)
-        self.refresh_header()
+        self.refresh_header(block)
 
     def _watch_others(self) -> None:
         """Another reviewer committed: redraw what they may have changed (progress,
@@ -175,11 +177,16 @@ class RecordScreen(ReviewJobs):
         else:
             self.refresh_header()
 
-    def refresh_header(self) -> None:
+    def refresh_header(self, block: dict | None = None) -> None:
         reviewed, total = self.review.progress()
         extra = self.records.filter.describe()
         if self.review.hidden:
             extra += " · BLIND"
+        # the stopping rule (docs/estimate.md): reviews still needed for the target width
+        if block is None:
+            block = estimates.dataset_estimates(self.review.db, self.review.dataset)
+        if stop := review_queue.stopping(block):
+            extra += " · " + stop
         family = self.review.family_names if self.review.stored is not None else ""
         self.query_one(ReviewHeader).show(
             self.review.dataset,
@@ -342,6 +349,37 @@ class RecordScreen(ReviewJobs):
             ),
             done,
         )
+
+    def action_queue(self) -> None:
+        """Draw a review queue (docs/estimate.md) and show only it, in draw order."""
+        db, dataset = self.review.db, self.review.dataset
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            if text.strip():
+                try:
+                    strategy, n, seed = review_queue.parse(text)
+                    drawn = review_draws.draw(db, dataset, strategy, n, seed)
+                except RagreviewError as err:
+                    self.notify(str(err), severity="error")
+                    return
+                self.notify(f"draw {drawn.id}: {len(drawn.members)} records ({strategy})")
+            elif review_draws.latest(db, dataset) is None:
+                self.notify("no review queue drawn yet", severity="warning")
+                return
+            self._apply_filter(browse.ListFilter(queue=True))
+            # the estimate counts the draw reviewed in its order: start at its first open record
+            first = (
+                self._scan(lambda row: row.status != "reviewed", 0) if self.records.ids else None
+            )
+            if first is not None:
+                self.open_record(self.records.ids[first])
+
+        latest = review_draws.latest(db, dataset)
+        last = f"{latest.strategy} {latest.n} {latest.seed}" if latest else "random 50 0"
+        hint = f"STRATEGY N [SEED]; strategies: {', '.join(review_draws.STRATEGIES)}; empty: the latest"
+        self.app.push_screen(PromptScreen("Draw a review queue", last, hint), done)
 
     # -- history, notes, blind, export, help -------------------------------------------------
 

@@ -86,10 +86,13 @@ class MetricsPanel(Static):
         prefixes: tuple[str, ...] = (),
         counts: frozenset[str] = frozenset(),
         single: frozenset[str] = frozenset(),
+        estimates: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """``prefixes``: the open record's families' metrics (others are not shown);
         while the judge is hidden, the dataset's judge values and deltas are too.
-        ``single``: metrics no label moves (a file's automatic scores), shown as one value."""
+        ``single``: metrics no label moves (a file's automatic scores), shown as one value.
+        ``estimates``: the corrected estimates from the review draw (docs/estimate.md),
+        shown under the table (not while the judge is hidden: they use its values)."""
         self.values = {
             "record": _pairs(record, hidden_judge, prefixes),
             "dataset": _pairs(dataset, hidden_judge, prefixes),
@@ -135,18 +138,33 @@ class MetricsPanel(Static):
                 cells += [Text(pair(judge, reviewed, count)), Text(d, style="bold" if d else "")]
             label = name.split(".", 1)[1] if family and "." in name else name
             body.append([Text(label), *cells])
+        # the corrected estimates of the review draw, as rows of their own under the table
+        self.values["estimate"] = {}
+        extra: list[list[Text]] = []
+        for name in names if estimates is not None and not hidden_judge else ():
+            if name not in estimates:
+                continue
+            est = estimates[name]
+            self.values["estimate"][name] = (est["estimate"], est["halfwidth"])
+            half = "" if est["halfwidth"] is None else f"±{est['halfwidth']:.3f}"
+            label = name.split(".", 1)[1] if family and "." in name else name
+            extra.append([Text(label), Text(fmt(est["estimate"])), Text(half),
+                          Text(f"n={est['n_used']}"), Text("")])  # fmt: skip
+        if extra:
+            extra.insert(0, [Text("estimate", style="bold"), Text("95 %", style="dim"),
+                             Text(""), Text(""), Text("")])  # fmt: skip
         head = [Text(family or "metric", style="bold"), Text("record", style="bold"),
                 Text("Δ", style="dim"), Text("dataset", style="bold"), Text("Δ", style="dim")]  # fmt: skip
         for column in range(1, 5):
-            width = max(c[column].cell_len for c in [head, *body])
+            width = max(c[column].cell_len for c in [head, *body, *extra])
             table.add_column(justify="right", no_wrap=True, min_width=width, width=width)
         table.add_row(*head)
-        for cells in body:
+        for cells in [*body, *extra]:
             table.add_row(*cells)
         # Relayout (which re-measures every sentence row beside the panel) only when the
         # panel's height can change; a label change normally only changes numbers.
-        self.update(table, layout=len(names) != self._rows)
-        self._rows = len(names)
+        self.update(table, layout=len(names) + len(extra) != self._rows)
+        self._rows = len(names) + len(extra)
 
 
 def _pairs(

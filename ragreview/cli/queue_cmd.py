@@ -1,0 +1,99 @@
+"""``ragreview queue``: draw the next records to review, with recorded inclusion
+probabilities, so the corrected headline number can weight them (docs/estimate.md)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..core.safe_text import json_for_terminal, printable
+from ..store import estimates, review_draws, review_queries
+from ..store import records as store_records
+from . import cli
+from .common import user_errors
+from .options import dataset_option, db_option, json_option
+from .session import open_target
+
+target_option = click.option(
+    "--target-halfwidth",
+    type=float,
+    metavar="H",
+    help="Stopping rule: the 95 % interval half-width to reach "
+    "(default: the dataset setting estimate.target_halfwidth).",
+)
+
+
+@cli.command()
+@click.argument("path")
+@click.option(
+    "--strategy",
+    type=click.Choice(review_draws.STRATEGIES),
+    help="What makes a record likelier to be drawn [default: random; sized by "
+    "--target-halfwidth: the latest draw's].",
+)
+@click.option("--n", "n", type=int, help="Expected number of records to draw.")
+@click.option(
+    "--seed",
+    type=int,
+    help="Random seed [default: 0; sized by --target-halfwidth: the latest draw's].",
+)
+@target_option
+@json_option
+@db_option
+@dataset_option
+def queue(
+    path: str,
+    strategy: str | None,
+    n: int | None,
+    seed: int | None,
+    target_halfwidth: float | None,
+    as_json: bool,
+    db: str | None,
+    dataset: str | None,
+) -> None:
+    """Draw records to review, weighted by a signal, each with its inclusion probability.
+
+    Prints the drawn record ids in draw order (review them in that order). Without
+    --n, --target-halfwidth draws as many as the current estimate needs to reach it,
+    by default with the latest draw's strategy and seed: the same keys at a higher
+    threshold, so the new draw starts with the old one and its reviews still count.
+    """
+    if target_halfwidth is not None and not target_halfwidth > 0:
+        raise click.UsageError("--target-halfwidth must be positive")
+    with user_errors():
+        opened = open_target(path, db, dataset)
+        if n is None:
+            if target_halfwidth is None:
+                raise click.UsageError("give --n, or --target-halfwidth to size the draw")
+            block = estimates.dataset_estimates(opened.db, opened.dataset, target_halfwidth)
+            needed = [
+                m["n_used"] + m["more_reviews"]
+                for m in block["metrics"].values()
+                if m["more_reviews"] is not None
+            ]
+            if not needed:
+                raise click.ClickException(
+                    "no estimate yet (fewer than 2 reviewed records of a draw): give --n"
+                )
+            # never more than the dataset holds: at that size every record is drawn
+            n = min(max(needed), sum(store_records.counts(opened.db, opened.dataset).values()))
+            latest = review_draws.latest(opened.db, opened.dataset)
+            if latest is not None:  # extend it (docs/estimate.md)
+                strategy = strategy or latest.strategy
+                seed = latest.seed if seed is None else seed
+        strategy = strategy or "random"
+        seed = 0 if seed is None else seed
+        drawn = review_draws.draw(opened.db, opened.dataset, strategy, n, seed)
+        ids = review_queries.record_ids(opened.db, tuple(m.record for m in drawn.members))
+    for rid, member in zip(ids, drawn.members):
+        if as_json:
+            line = {"id": rid, "order": member.position, "inclusion": member.inclusion}
+            click.echo(json_for_terminal(json.dumps(line, ensure_ascii=False)))
+        else:
+            click.echo(printable(rid, one_line=True))
+    click.echo(
+        f"draw {drawn.id}: {len(ids)} of {drawn.population} records ({strategy}, seed {seed}, "
+        f"expected {drawn.n}); review them in this order",
+        err=True,
+    )

@@ -1,0 +1,77 @@
+"""What makes a record worth reviewing next, from signals that exist before any human
+looks (docs/estimate.md). Each function gives one non-negative score per record;
+``sampling.mixed_weights`` turns scores into draw weights."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+Values = Mapping[str, float | None]
+
+
+def impact(records: Sequence[Values]) -> list[float]:
+    """How far the record's labels could move a dataset mean: per metric whose values
+    all lie in [0, 1], the furthest the record's value can go (max(v, 1 − v)) divided
+    by the number of records the mean runs over; the record's score is its largest.
+    Counts and lengths (values outside [0, 1]) are left out: they have no bound."""
+    defined: dict[str, int] = {}
+    bounded: dict[str, bool] = {}
+    for values in records:
+        for name, v in values.items():
+            if v is None:
+                continue
+            defined[name] = defined.get(name, 0) + 1
+            bounded[name] = bounded.get(name, True) and 0.0 <= v <= 1.0
+    out = []
+    for values in records:
+        moves = [
+            max(v, 1.0 - v) / defined[name]
+            for name, v in values.items()
+            if v is not None and bounded[name]
+        ]
+        out.append(max(moves, default=0.0))
+    return out
+
+
+def mismatch(stored: Sequence[Values], judge: Sequence[Values]) -> list[float]:
+    """Σ |stored − recomputed| over the record's metrics that have both (the source's
+    own score disagreeing with ours points at a label or a parsing problem)."""
+    out = []
+    for s, j in zip(stored, judge):
+        total = 0.0
+        for name, sv in s.items():
+            jv = j.get(name)
+            if sv is not None and jv is not None:
+                total += abs(sv - jv)
+        out.append(total)
+    return out
+
+
+def logprob_uncertainty(logprobs: Iterable[float]) -> float:
+    """1 − the probability of the judge's verdict, for the record's least sure item
+    (a verdict's log-probability is that of the answer the judge gave, its most likely)."""
+    return max((1.0 - math.exp(min(0.0, lp)) for lp in logprobs), default=0.0)
+
+
+def run_entropy(items: Mapping[Any, Sequence[Hashable]]) -> float:
+    """The largest entropy (in bits) of an item's values across judge runs: 0 when every
+    run gave each item the same value."""
+    worst = 0.0
+    for values in items.values():
+        counts: dict[Hashable, int] = {}
+        for v in values:
+            counts[v] = counts.get(v, 0) + 1
+        n = len(values)
+        h = -sum(c / n * math.log2(c / n) for c in counts.values())
+        worst = max(worst, h)
+    return worst
+
+
+def run_disagreement(items: Mapping[Any, Sequence[Hashable]]) -> float:
+    """The share of the record's items on which the judge runs gave different values."""
+    if not items:
+        return 0.0
+    split = sum(1 for values in items.values() if len(set(values)) > 1)
+    return split / len(items)

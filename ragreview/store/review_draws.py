@@ -1,0 +1,210 @@
+"""Review queues (``ragreview queue``): weighted, seeded draws of records to review with
+each record's inclusion probability recorded (docs/estimate.md).
+
+A strategy scores every record of the dataset from signals that exist before any human
+looks; ``core.sampling`` turns the scores (mixed with a uniform share, so every record
+can be drawn) into a Poisson draw of expected size n, in draw order. Already reviewed
+records can be drawn too: the draw is of the whole dataset, or the estimate could not
+weight it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..core import queue_signals, sampling
+from ..core.errors import RagreviewError
+from .db import write
+from .records import now
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite_utils
+
+STRATEGIES = ("random", "uncertainty", "impact", "runs-disagree", "stored-mismatch")
+
+
+@dataclass(frozen=True)
+class Member:
+    record: int  # rowid
+    position: int  # draw order, from 0
+    weight: float
+    key: float
+    inclusion: float  # π
+
+
+@dataclass(frozen=True)
+class Draw:
+    id: int
+    dataset: str
+    strategy: str
+    n: int
+    seed: int
+    uniform_share: float
+    threshold: float  # τ; inf when every record was drawn
+    population: int
+    at: str
+    members: tuple[Member, ...]  # in draw order
+
+
+def _rowids(db: sqlite_utils.Database, dataset: str) -> list[int]:
+    sql = "SELECT rowid FROM records WHERE dataset = ? ORDER BY position, rowid"
+    return [r for (r,) in db.conn.execute(sql, (dataset,))]
+
+
+def _layer_values(
+    db: sqlite_utils.Database, dataset: str, layer: str
+) -> dict[int, dict[str, float | None]]:
+    """Public per-record metric values of one stored layer (judge or stored), by rowid."""
+    out: dict[int, dict[str, float | None]] = {}
+    for rowid, name, value in db.conn.execute(
+        "SELECT m.record, m.name, m.value FROM record_metrics m "
+        "JOIN records r ON r.rowid = m.record WHERE r.dataset = ? AND m.layer = ?",
+        (dataset, layer),
+    ):
+        if "._" not in name:
+            out.setdefault(rowid, {})[name] = value
+    return out
+
+
+def has_run_labels(db: sqlite_utils.Database) -> bool:
+    """Judge runs are kept side by side (table ``run_labels``, from migration m010)."""
+    sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_labels'"
+    return db.conn.execute(sql).fetchone() is not None
+
+
+def _run_rows(db: sqlite_utils.Database, dataset: str) -> list[tuple[int, str, str, str, Any, Any]]:
+    if not has_run_labels(db):
+        return []
+    return list(
+        db.conn.execute(
+            "SELECT l.record, l.run, l.name, l.target, l.value, l.logprob FROM run_labels l "
+            "JOIN records r ON r.rowid = l.record WHERE r.dataset = ?",
+            (dataset,),
+        )
+    )
+
+
+def _items_across_runs(rows: Sequence[tuple]) -> dict[int, dict[tuple[str, str], list[str]]]:
+    """Per record, per (label, target), the value each run gave (as canonical JSON)."""
+    out: dict[int, dict[tuple[str, str], list[str]]] = {}
+    for record, _run, name, target, value, _lp in rows:
+        canonical = json.dumps(json.loads(value), sort_keys=True)
+        out.setdefault(record, {}).setdefault((name, target), []).append(canonical)
+    return out
+
+
+def scores(
+    db: sqlite_utils.Database, dataset: str, strategy: str, rowids: list[int]
+) -> list[float]:
+    """One score per record (in ``rowids`` order); raises when the signal is missing."""
+    if strategy == "random":
+        return [1.0] * len(rowids)
+    if strategy == "impact":
+        judge = _layer_values(db, dataset, "judge")
+        return queue_signals.impact([judge.get(r, {}) for r in rowids])
+    if strategy == "stored-mismatch":
+        stored = _layer_values(db, dataset, "stored")
+        if not stored:
+            raise RagreviewError(
+                f"no record of dataset {dataset!r} has a stored score to compare with its "
+                "recomputed one: --strategy stored-mismatch has nothing to go on"
+            )
+        judge = _layer_values(db, dataset, "judge")
+        return queue_signals.mismatch([stored.get(r, {}) for r in rowids],
+                                      [judge.get(r, {}) for r in rowids])  # fmt: skip
+    if strategy not in ("uncertainty", "runs-disagree"):
+        raise RagreviewError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+    rows = _run_rows(db, dataset)
+    runs = {row[1] for row in rows}
+    if strategy == "uncertainty":
+        logprobs: dict[int, list[float]] = {}
+        for record, _run, _name, _target, _value, lp in rows:
+            if lp is not None:
+                logprobs.setdefault(record, []).append(float(lp))
+        if logprobs:
+            return [queue_signals.logprob_uncertainty(logprobs.get(r, ())) for r in rowids]
+        if len(runs) >= 2:  # no log-probabilities: how much the runs' labels spread
+            items = _items_across_runs(rows)
+            return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]
+        raise RagreviewError(
+            f"dataset {dataset!r} has no judge log-probabilities and fewer than two judge "
+            "runs: --strategy uncertainty has nothing to go on (judge with an endpoint "
+            "that returns logprobs, or judge twice)"
+        )
+    if len(runs) < 2:
+        raise RagreviewError(
+            f"dataset {dataset!r} has {len(runs)} judge run{'s' if len(runs) != 1 else ''}: "
+            "--strategy runs-disagree needs at least two"
+        )
+    items = _items_across_runs(rows)
+    return [queue_signals.run_disagreement(items.get(r, {})) for r in rowids]
+
+
+def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: int = 0) -> Draw:
+    """Draw and store a queue of expected size ``n`` (docs/estimate.md)."""
+    rowids = _rowids(db, dataset)
+    if n < 1:
+        raise RagreviewError(f"--n must be at least 1, got {n}")
+    if n > len(rowids):
+        raise RagreviewError(f"dataset {dataset!r} has only {len(rowids)} records; cannot draw {n}")
+    from . import metric_rows
+
+    metric_rows.ensure(db, dataset)
+    got = scores(db, dataset, strategy, rowids)
+    if strategy != "random" and not any(s > 0 for s in got):
+        raise RagreviewError(
+            f"no record of dataset {dataset!r} has a {strategy} signal above 0: nothing to "
+            "weight the draw by (use --strategy random)"
+        )
+    share = 1.0 if strategy == "random" else sampling.UNIFORM_SHARE
+    weights = sampling.mixed_weights(got, share)
+    tau, drawn = sampling.poisson_draw(weights, n, seed)
+    at = now()
+    with write(db.conn) as conn:
+        cur = conn.execute(
+            "INSERT INTO review_draws (dataset, strategy, n, seed, uniform_share, threshold, "
+            "population, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (dataset, strategy, n, seed, share, None if tau == float("inf") else tau,
+             len(rowids), at),
+        )  # fmt: skip
+        draw_id = cur.lastrowid
+        assert draw_id is not None
+        members = tuple(
+            Member(rowids[i], position, weights[i], key, pi)
+            for position, (i, key, pi) in enumerate(drawn)
+        )
+        conn.executemany(
+            "INSERT INTO review_draw_records (draw, record, position, weight, key, inclusion) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(draw_id, m.record, m.position, m.weight, m.key, m.inclusion) for m in members],
+        )
+    return Draw(draw_id, dataset, strategy, n, seed, share, tau, len(rowids), at, members)
+
+
+def latest(db: sqlite_utils.Database, dataset: str) -> Draw | None:
+    """The dataset's most recent draw (the one the estimate uses), or None."""
+    if not db.conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_draws'"
+    ).fetchone():
+        return None  # a read-only DB from before m011
+    row = db.conn.execute(
+        "SELECT id, strategy, n, seed, uniform_share, threshold, population, at "
+        "FROM review_draws WHERE dataset = ? ORDER BY id DESC LIMIT 1",
+        (dataset,),
+    ).fetchone()
+    if row is None:
+        return None
+    draw_id, strategy, n, seed, share, tau, population, at = row
+    members = tuple(
+        Member(*r)
+        for r in db.conn.execute(
+            "SELECT record, position, weight, key, inclusion FROM review_draw_records "
+            "WHERE draw = ? ORDER BY position",
+            (draw_id,),
+        )
+    )
+    tau = float("inf") if tau is None else tau
+    return Draw(draw_id, dataset, strategy, n, seed, share, tau, population, at, members)
