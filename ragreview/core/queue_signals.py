@@ -67,11 +67,3 @@ def run_entropy(items: Mapping[Any, Sequence[Hashable]]) -> float:
         h = -sum(c / n * math.log2(c / n) for c in counts.values())
         worst = max(worst, h)
     return worst
-
-
-def run_disagreement(items: Mapping[Any, Sequence[Hashable]]) -> float:
-    """The share of the record's items on which the judge runs gave different values."""
-    if not items:
-        return 0.0
-    split = sum(1 for values in items.values() if len(set(values)) > 1)
-    return split / len(items)

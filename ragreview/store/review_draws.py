@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import queue_signals, sampling
 from ..core.errors import RagreviewError
+from . import run_layers
 from .db import write
 from .records import now
 
@@ -69,15 +70,9 @@ def _layer_values(
     return out
 
 
-def has_run_labels(db: sqlite_utils.Database) -> bool:
-    """Judge runs are kept side by side (table ``run_labels``, from migration m010)."""
-    sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_labels'"
-    return db.conn.execute(sql).fetchone() is not None
-
-
 def _run_rows(db: sqlite_utils.Database, dataset: str) -> list[tuple[int, str, str, str, Any, Any]]:
-    if not has_run_labels(db):
-        return []
+    """Every judge run's labels (docs/agreement.md, Judge runs); none while the import
+    is the dataset's only run (its labels are then judge_labels alone)."""
     return list(
         db.conn.execute(
             "SELECT l.record, l.run, l.name, l.target, l.value, l.logprob FROM run_labels l "
@@ -139,8 +134,15 @@ def scores(
             f"dataset {dataset!r} has {len(runs)} judge run{'s' if len(runs) != 1 else ''}: "
             "--strategy runs-disagree needs at least two"
         )
+    # the items the TUI marks ≈ (store.run_layers: an absent defaulted label counts as
+    # its default), as a share of the record's items
     items = _items_across_runs(rows)
-    return [queue_signals.run_disagreement(items.get(r, {})) for r in rowids]
+    split_sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.RUNS_DISAGREE}"
+    share = {
+        rowid: len(run_layers.disagreements(db, rowid)) / max(1, len(items.get(rowid, {})))
+        for (rowid,) in db.conn.execute(split_sql, (dataset,)).fetchall()
+    }
+    return [share.get(r, 0.0) for r in rowids]
 
 
 def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: int = 0) -> Draw:

@@ -103,12 +103,15 @@ def test_impact_puts_first_the_record_whose_flip_moves_its_metric_most(tmp_path)
 
 
 def _with_run_labels(path, rows) -> None:
-    """The table the `runs` work adds (migration m010), created here by hand."""
+    """Judge runs' labels written straight into the run layers (``run_labels``), so a
+    test can choose each verdict's log-probability."""
     db = open_database(path.with_name(path.stem + ".ragreview.db"))
-    db.conn.execute(
-        "CREATE TABLE IF NOT EXISTS run_labels (run TEXT, record INTEGER, name TEXT, "
-        "target TEXT, value TEXT, logprob REAL)"
-    )
+    for run_id in sorted({row[0] for row in rows}):
+        db.conn.execute(
+            "INSERT INTO judge_runs (id, dataset, model, task, started) "
+            "SELECT ?, name, 'test', 'trace', '2026-01-01T00:00:00Z' FROM datasets",
+            (run_id,),
+        )
     for run_id, rid, name, target, value, logprob in rows:
         rowid = store_records.find(db, rid).rowid
         db.conn.execute(

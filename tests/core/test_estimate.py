@@ -102,7 +102,6 @@ def test_uncertainty_and_run_signals() -> None:
     assert queue_signals.logprob_uncertainty([]) == 0.0
     items = {("supported", "a"): ["true", "true"], ("supported", "b"): ["true", "false"]}
     assert queue_signals.run_entropy(items) == pytest.approx(1.0)
-    assert queue_signals.run_disagreement(items) == pytest.approx(0.5)
 
 
 # -- simulation -----------------------------------------------------------------------

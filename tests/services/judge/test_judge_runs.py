@@ -104,6 +104,13 @@ def test_two_prompts_two_runs_scored_side_by_side_and_switchable(
     text = cli_run("agreement", path, "--runs")
     assert first["id"] in text and second["id"] in text
 
+    # the review queue reads the same run layers: the items the runs split on, and the
+    # first run's verdict log-probabilities
+    drawn = cli_run("queue", path, "--strategy", "runs-disagree", "--n", "3", "--json")
+    members = [json.loads(line) for line in drawn.splitlines() if line.startswith("{")]
+    assert members and all(m["inclusion"] > 0 for m in members)
+    cli_run("queue", path, "--strategy", "uncertainty", "--n", "3", "--json")
+
     human_before = human_layer(db_path)
     metrics_second = json.loads(cli_run("metrics", path, "--json"))
     assert "is now the active" in cli_run("runs", "use", path, first["id"][:-2])
