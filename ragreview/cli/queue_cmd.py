@@ -58,19 +58,26 @@ def queue(
     --n, --target-halfwidth draws as many as the current estimate needs to reach it,
     by default with the latest draw's strategy and seed: the same keys at a higher
     threshold, so the new draw starts with the old one and its reviews still count.
+    With neither, prints the latest draw again.
     """
     if target_halfwidth is not None and not target_halfwidth > 0:
         raise click.UsageError("--target-halfwidth must be positive")
     with user_errors():
         opened = open_target(path, db, dataset)
-        if n is None:
-            if target_halfwidth is None:
+        shown = None
+        if n is None and target_halfwidth is None:
+            shown = review_draws.latest(opened.db, opened.dataset)
+            if shown is None or strategy is not None or seed is not None:
                 raise click.UsageError("give --n, or --target-halfwidth to size the draw")
+        if shown is not None:
+            drawn, strategy, seed = shown, shown.strategy, shown.seed
+        elif n is None:
+            assert target_halfwidth is not None
             block = estimates.dataset_estimates(opened.db, opened.dataset, target_halfwidth)
-            needed = [
+            needed = [  # the rates' rule, as the header's (docs/estimate.md)
                 m["n_used"] + m["more_reviews"]
-                for m in block["metrics"].values()
-                if m["more_reviews"] is not None
+                for name, m in block["metrics"].items()
+                if m["more_reviews"] is not None and name not in estimates.COUNTS
             ]
             if not needed:
                 raise click.ClickException(
@@ -82,9 +89,11 @@ def queue(
             if latest is not None:  # extend it (docs/estimate.md)
                 strategy = strategy or latest.strategy
                 seed = latest.seed if seed is None else seed
-        strategy = strategy or "random"
-        seed = 0 if seed is None else seed
-        drawn = review_draws.draw(opened.db, opened.dataset, strategy, n, seed)
+        if shown is None:
+            strategy = strategy or "random"
+            seed = 0 if seed is None else seed
+            assert n is not None
+            drawn = review_draws.draw(opened.db, opened.dataset, strategy, n, seed)
         ids = review_queries.record_ids(opened.db, tuple(m.record for m in drawn.members))
     for rid, member in zip(ids, drawn.members):
         if as_json:

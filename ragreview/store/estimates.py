@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import estimate as core_estimate
 from ..core import sampling
+from ..core.families import FAMILIES
 from . import metric_rows, review_draws, settings
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -58,6 +59,9 @@ def _values(
         ):
             out.setdefault(rowid, {}).setdefault(layer, {})[name] = value
     return out
+
+
+COUNTS = frozenset(name for family in FAMILIES for name in family.counts)
 
 
 def _null() -> dict[str, Any]:
@@ -139,6 +143,8 @@ def dataset_estimates(
         n_defined, judge_total = sums[component]
         est = core_estimate.estimate(n_defined, judge_total, used)
         more = None if target is None else core_estimate.more_reviews(est, target)
+        if more is not None:  # reviewing every record leaves no sampling error at all
+            more = min(more, n_defined - est.n_used)
         metrics[name] = {
             "estimate": _finite(est.estimate),
             "ci": None if est.ci is None else [_finite(est.ci[0]), _finite(est.ci[1])],
@@ -148,7 +154,13 @@ def dataset_estimates(
             "more_reviews": more,
         }
     block["metrics"] = metrics
-    wanted = [m["more_reviews"] for m in metrics.values() if m["more_reviews"] is not None]
+    # the half-width is on the metrics' own scale: the rule at the top is the rates'
+    # (counts and lengths, e.g. longform.supported, have their own per-metric figure)
+    wanted = [
+        m["more_reviews"]
+        for name, m in metrics.items()
+        if m["more_reviews"] is not None and name not in COUNTS
+    ]
     block["more_reviews"] = max(wanted) if wanted else None
     return block
 

@@ -10,10 +10,13 @@ import shutil
 import pytest
 
 from ragreview.core import estimate as core_estimate
+from ragreview.core.families import FAMILIES
 from ragreview.store import open_database
 from ragreview.store import records as store_records
 
 from .agreement_helpers import fact_record, quick, run, trace_record, write_jsonl
+
+COUNTS = {name for family in FAMILIES for name in family.counts}
 
 
 def _queue(path, *args):
@@ -56,6 +59,15 @@ def test_queue_is_reproducible_from_its_seed_and_records_the_draw(factscore) -> 
     weights = [w for (w,) in db.conn.execute("SELECT weight FROM review_draw_records")]
     assert all(r[3] == pytest.approx(-math.expm1(-tau * r[2])) for r in rows)
     assert len(weights) >= len(rows) and 0 < min(r[3] for r in rows)
+
+
+def test_queue_without_a_size_shows_the_latest_draw_again(factscore) -> None:
+    proc = run("queue", str(factscore), check=False)
+    assert proc.returncode == 2 and "give --n" in proc.stderr  # nothing drawn yet
+    first = _queue(factscore, "--strategy", "impact", "--n", "12", "--seed", "4")
+    assert _queue(factscore) == first
+    db = open_database(factscore.with_name("fs.ragreview.db"))
+    assert db.conn.execute("SELECT count(*) FROM review_draws").fetchone() == (1,)
 
 
 def test_inclusion_probabilities_of_a_stored_draw_sum_to_n(factscore) -> None:
@@ -217,6 +229,12 @@ def test_metrics_json_estimate_on_a_real_fixture(factscore) -> None:
     assert m["ci"] == pytest.approx(list(want.ci))
     assert m["more_reviews"] == core_estimate.more_reviews(want, 0.05)
     assert out["estimate"]["more_reviews"] >= m["more_reviews"]
+    # the rule at the top is the rates' (a count's half-width is on its own scale), and
+    # no metric asks for more reviews than it has records left to review
+    rates = [v["more_reviews"] for name, v in block["metrics"].items() if name not in COUNTS]
+    assert out["estimate"]["more_reviews"] == max(r for r in rates if r is not None)
+    supported = block["metrics"]["longform.supported"]
+    assert supported["more_reviews"] <= len(defined) - supported["n_used"]
     # --target-halfwidth overrides the setting for one call; the table shows the block
     assert json.loads(run("metrics", str(factscore), "--json", "--target-halfwidth", "0.5")
                       .stdout)["estimate"]["target_halfwidth"] == 0.5  # fmt: skip
@@ -242,8 +260,8 @@ def test_queue_sized_by_the_target_halfwidth(factscore) -> None:
     quick("label", str(factscore), drawn[0]["id"], "fact", "f1", "IR", "--reviewer", "ann")
     block = json.loads(run("metrics", str(factscore), "--json", "--target-halfwidth", "0.2")
                        .stdout)["estimate"]  # fmt: skip
-    needed = max(m["n_used"] + m["more_reviews"] for m in block["metrics"].values()
-                 if m["more_reviews"] is not None)  # fmt: skip
+    needed = max(m["n_used"] + m["more_reviews"] for name, m in block["metrics"].items()
+                 if m["more_reviews"] is not None and name not in COUNTS)  # fmt: skip
     # sized by the target: the latest draw's strategy and seed, extended
     proc = run("queue", str(factscore), "--target-halfwidth", "0.2")
     assert f"(random, seed 3, expected {min(needed, 183)})" in proc.stderr
@@ -253,8 +271,14 @@ def test_queue_sized_by_the_target_halfwidth(factscore) -> None:
     assert (
         json.loads(run("metrics", str(factscore), "--json").stdout)["estimate"]["draw"]["used"] == 8
     )  # the reviews of the old draw still count
+    # a tiny target: every rate asks for all its records (157 have facts), no more
+    block = json.loads(run("metrics", str(factscore), "--json", "--target-halfwidth", "0.001")
+                       .stdout)["estimate"]  # fmt: skip
+    needed = max(m["n_used"] + m["more_reviews"] for name, m in block["metrics"].items()
+                 if m["more_reviews"] is not None and name not in COUNTS)  # fmt: skip
+    assert needed <= 157
     proc = run("queue", str(factscore), "--target-halfwidth", "0.001")
-    assert "183 of 183 records" in proc.stderr  # capped at the whole dataset
+    assert f"expected {needed})" in proc.stderr
 
 
 def test_agreement_report_carries_the_estimate(factscore, tmp_path) -> None:

@@ -103,9 +103,10 @@ def test_a_changed_file_reimports_as_without_skipping(tmp_path, monkeypatch, cha
     assert database_rows(skipped / "rows.db") == database_rows(parsed / "rows.db")
 
 
-def test_records_a_judge_run_relabelled_are_parsed_again(tmp_path) -> None:
-    """A re-import gives them the file's judge labels back, as it always did."""
-    from ragreview.store import judge_store
+def test_a_reimport_keeps_the_judge_run_that_relabelled_a_record_on_top(tmp_path) -> None:
+    """A re-import rewrites the file's import run and keeps the judge run that came
+    after it active on top (docs/agreement.md, Judge runs)."""
+    from ragreview.store import judge_store, run_layers
 
     path = write_lines(tmp_path / "rows.jsonl", lines_of(RAGBENCH))
     db_path = tmp_path / "rows.db"
@@ -114,10 +115,17 @@ def test_records_a_judge_run_relabelled_are_parsed_again(tmp_path) -> None:
     rowid = store_records.find(db, "finqa-3").rowid
     imported = store_records.find(db, "finqa-3").judge
     run_id = judge_store.start_run(db, "rows", "m", None, "trace")
-    judge_store.save_result(db, rowid, run_id, "trace", ["relevant"], {"relevant": {"0a": True}})
+    judge_store.save_result(
+        db, rowid, run_id, "trace", ["relevant", "utilized"], {"relevant": {"0a": True}}
+    )  # as the trace task writes them: no sentence utilized
+    judged = store_records.find(db, "finqa-3").judge
+    assert judged != imported
     known = store_records.known_lines(db, "rows", "ragbench", path.name)
     assert rowid not in {r for r, _id, _pos in known.values()} and len(known) == 3
     db.conn.close()
     result = run("import", path, "--db", db_path)
     assert result.exit_code == 0 and "4 unchanged" in result.output
-    assert store_records.find(open_database(db_path), "finqa-3").judge == imported
+    db = open_database(db_path)
+    assert store_records.find(db, "finqa-3").judge == judged
+    import_run = run_layers.import_run_id("rows")
+    assert run_layers.layers(db, "rows", import_run, [rowid])[rowid] == imported
