@@ -155,11 +155,15 @@ class RubricView:
     def letters(self) -> list[tuple[str, str]]:
         """(letter, annotator) of the open record's annotators."""
         seen = dict.fromkeys(who for rows in self.given.values() for who, _, _ in rows)
+        if not seen:
+            return []
         known = self.data.letters
         return [(known.get(who, "?"), who) for who in seen]
 
     def lines(self, human: dict[str, dict[str, Any]], hidden: bool) -> list[RubricLine]:
         """One line per declared metric; the annotators' values stay hidden while blind."""
+        if not self.names:
+            return []
         out = []
         known = self.data.letters
         for name in self.names:
@@ -181,7 +185,7 @@ class RubricView:
 
     def reasons(self, hidden: bool) -> list[tuple[str, str, str]]:
         """(annotator letter, metric, reason) the annotators gave, in metric order."""
-        if hidden:
+        if hidden or not self.names:  # (no rubric: the dataset's annotators are never read)
             return []
         known = self.data.letters
         return [
