@@ -136,9 +136,9 @@ def _default(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def rows(path: Path) -> Iterator[tuple[int, str, Any]]:
-    """(row number, the row's JSON text, the row as JSON values) for each row: what
-    ``jsonio.iter_lines`` gives for a JSON Lines file."""
+def rows(path: Path) -> Iterator[tuple[int, str, Any, bytes | None]]:
+    """(row number, the row's JSON text, the row as JSON values, that text's UTF-8
+    bytes) for each row: what ``jsonio.iter_lines_raw`` gives for a JSON Lines file."""
     number = 0
     for batch in _prefetched(_batches(path)):
         encoded = _json_columns(batch.schema)
@@ -156,11 +156,12 @@ def rows(path: Path) -> Iterator[tuple[int, str, Any]]:
                 if isinstance(row.get(name), str):
                     row[name] = json.loads(row[name])
             try:
-                line = orjson.dumps(row, default=_default).decode()
+                raw = orjson.dumps(row, default=_default)
             except TypeError as err:
-                yield number, "", InputError(str(path), number, None, f"cannot read row: {err}")
+                error = InputError(str(path), number, None, f"cannot read row: {err}")
+                yield number, "", error, None
                 continue
-            yield number, line, row if plain else orjson.loads(line)
+            yield number, raw.decode(), row if plain else orjson.loads(raw), raw
 
 
 def _plain(batch: Any) -> bool:
@@ -242,14 +243,14 @@ def _put(ahead: queue.Queue[tuple[str, Any]], item: tuple[str, Any], stop: threa
 
 
 def first_row(path: Path) -> str | None:
-    for _number, line, _obj in rows(path):
+    for _number, line, _obj, _raw in rows(path):
         return line
     return None
 
 
 def text(path: Path) -> str:
     """The rows as JSON Lines text (for readers that take a whole file's text)."""
-    out = "\n".join(line for _n, line, _obj in rows(path))
+    out = "\n".join(line for _n, line, _obj, _raw in rows(path))
     if not out:
         raise InputError(str(path), None, None, "file is empty")
     return out
