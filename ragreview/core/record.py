@@ -321,6 +321,9 @@ class ImportItem:
     # the parsed row ``source`` is the text of, where the adapter had one: the lists it
     # shares with the canonical data are stored once (store.compact)
     row: Any = field(default=None, compare=False, repr=False)
+    # ``source`` as UTF-8 bytes where the reader had them (a line read from disk, a
+    # parquet row's JSON text): hashed and compared as they are, not encoded again
+    raw: bytes | None = field(default=None, compare=False, repr=False)
 
 
 def line_hash(line: str | bytes) -> bytes:

@@ -27,7 +27,7 @@ from ..core.record import ImportItem, Record, Unchanged, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
 from .json_limits import TOO_DEEP, non_finite
-from .jsonio import array_document, iter_lines, skipping_ids
+from .jsonio import array_document, iter_lines_raw, skipping_ids
 from .locator import Locator
 
 
@@ -43,6 +43,7 @@ class Draft:
     where: str | None = None  # the record's JSON path in a whole-file document
     reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()  # see ImportItem
     row: Any = None  # the parsed line ``source`` is the text of (see ImportItem.row)
+    raw: bytes | None = None  # ``source`` as UTF-8 bytes, where read so (ImportItem.raw)
 
 
 def unexpected(err: Exception) -> RecordError:
@@ -124,7 +125,9 @@ def finish(
             else:
                 first_seen[sid] = (line(draft), rid)
         own = sid is not None and rid == sid and draft.source is not None
-        yield ImportItem(draft.position, record, judge, {}, draft.source, reviewers, own, draft.row)
+        yield ImportItem(
+            draft.position, record, judge, {}, draft.source, reviewers, own, draft.row, draft.raw
+        )
 
 
 def _checked_reviewers(
@@ -179,7 +182,7 @@ def line_drafts(
         yield from _array_drafts(path, text, records, draft, nan)
         return
     number = 0
-    for line_no, line, obj in iter_lines(path, text, nan):
+    for line_no, line, obj, raw in iter_lines_raw(path, text, nan):
         number += 1
         if isinstance(obj, (InputError, Unchanged)):
             yield obj
@@ -191,7 +194,7 @@ def line_drafts(
             yield InputError(str(path), line_no, rec_err.field or None, rec_err.message)
             continue
         if made.source is line:  # (the row, for storing its text once: store.compact)
-            made.row = obj
+            made.row, made.raw = obj, raw
         yield made
 
 

@@ -154,7 +154,7 @@ class KnownLines:
     def unchanged(self, raw: bytes, number: int) -> Unchanged | None:
         if self.ids is None:
             return None
-        found = self.lines.get(line_hash(raw.rstrip(b"\r\n")))
+        found = self.lines.get(line_hash(raw))
         if found is None or self.ids.get(found[1]) != 1:
             return None
         return Unchanged(number, found[0], found[1], number != found[2])
@@ -194,8 +194,9 @@ def _file_lines(
 def _file_lines_raw(
     path: Path, report: Callable[[int], None] | None = None, known: KnownLines | None = None
 ) -> Iterator[tuple[int, str | InputError | Unchanged, bytes]]:
-    """``_file_lines`` with each line's bytes as read (for parsing: orjson parses
-    bytes faster than the same text as str); a line of ``known`` is not decoded."""
+    """``_file_lines`` with each line's bytes as read, without the line break (for
+    parsing: orjson parses bytes faster than the same text as str); a line of
+    ``known`` is not decoded."""
     try:
         fh = path.open("rb")
     except OSError as err:
@@ -208,6 +209,7 @@ def _file_lines_raw(
                 raw = raw[3:]
             if not raw or raw.isspace():
                 continue
+            raw = raw.rstrip(b"\r\n")  # (before decoding: one copy of the line, not two)
             if known is not None and (same := known.unchanged(raw, number)) is not None:
                 yield number, same, raw
                 continue
@@ -217,7 +219,7 @@ def _file_lines_raw(
                 error = InputError(str(path), number, None, f"not UTF-8 text (byte {err.start})")
                 yield number, error, raw
                 continue
-            yield number, line.rstrip("\r\n"), raw
+            yield number, line, raw
 
 
 def _text_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -237,14 +239,24 @@ def iter_lines(
     large it is. With ``nan=False`` a line holding NaN, Infinity or an oversized
     integer is an error naming that field.
     """
+    for number, line, value, _raw in iter_lines_raw(path, text, nan):
+        yield number, line, value
+
+
+def iter_lines_raw(
+    path: Path, text: str | None = None, nan: bool = True
+) -> Iterator[tuple[int, str, Any, bytes | None]]:
+    """``iter_lines`` with each line's UTF-8 bytes where the reader has them (a line
+    read from disk, a parquet row's JSON text), else None: the importer hashes and
+    compares those rather than encoding the text again."""
     report = _on_bytes.get()
     if text is None and _table(path):  # parquet rows, as the lines they would be
         from . import parquet
 
-        for number, line, value in parquet.rows(path):
+        for number, line, value, raw in parquet.rows(path):
             if report is not None:
                 report(len(line) + 1)
-            yield number, line, value
+            yield number, line, value, raw
         return
     if text is not None:
         for number, line in _text_lines(text):
@@ -254,17 +266,17 @@ def iter_lines(
                 value = orjson.loads(line)
             except orjson.JSONDecodeError:
                 value = _parse_line(path, number, line, nan)
-            yield number, line, value
+            yield number, line, value, None
         return
     for number, decoded, raw in _file_lines_raw(path, report, _known.get()):
         if isinstance(decoded, (InputError, Unchanged)):
-            yield number, "", decoded
+            yield number, "", decoded, None
             continue
         try:
             value = orjson.loads(raw)  # the common case, from the bytes
         except orjson.JSONDecodeError:  # NaN, or an error to report: as from the text
             value = _parse_line(path, number, decoded, nan)
-        yield number, decoded, value
+        yield number, decoded, value, raw
 
 
 def _parse_line(path: Path, number: int, line: str, nan: bool = True) -> Any:

@@ -30,7 +30,11 @@ import orjson
 from ..core.errors import InputError
 
 MAGIC = b"PAR1"
-BATCH_ROWS = 1_000
+BATCH_ROWS = 1_000  # rows per row group written
+# Rows per batch read. A batch becomes Python objects all at once (``to_pylist``):
+# 256 RAGBench rows (~3 MB of text) stay in the CPU's caches, 1,000 do not, and
+# reading takes a third longer and more memory (measured: bench/parquet_bench.py).
+READ_ROWS = 256
 PREFETCH = 2  # batches decoded ahead of the one being converted
 JSON_COLUMNS_KEY = b"ragreview.json_columns"
 # Parquet has no "absent": a row without a field reads back null. When the rows do not
@@ -106,7 +110,7 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[Any]:
         names = parquet.schema_arrow.names
         wanted = None if columns is None else [c for c in columns if c in names]
         # (no Arrow threads: the import runs a process per core already)
-        yield from parquet.iter_batches(batch_size=BATCH_ROWS, columns=wanted, use_threads=False)
+        yield from parquet.iter_batches(batch_size=READ_ROWS, columns=wanted, use_threads=False)
     except (OSError, pa.ArrowException) as err:
         raise InputError(str(path), None, None, f"cannot read as parquet/Arrow: {err}") from None
 
@@ -136,9 +140,9 @@ def _default(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def rows(path: Path) -> Iterator[tuple[int, str, Any]]:
-    """(row number, the row's JSON text, the row as JSON values) for each row: what
-    ``jsonio.iter_lines`` gives for a JSON Lines file."""
+def rows(path: Path) -> Iterator[tuple[int, str, Any, bytes | None]]:
+    """(row number, the row's JSON text, the row as JSON values, that text's UTF-8
+    bytes) for each row: what ``jsonio.iter_lines_raw`` gives for a JSON Lines file."""
     number = 0
     for batch in _prefetched(_batches(path)):
         encoded = _json_columns(batch.schema)
@@ -156,11 +160,12 @@ def rows(path: Path) -> Iterator[tuple[int, str, Any]]:
                 if isinstance(row.get(name), str):
                     row[name] = json.loads(row[name])
             try:
-                line = orjson.dumps(row, default=_default).decode()
+                raw = orjson.dumps(row, default=_default)
             except TypeError as err:
-                yield number, "", InputError(str(path), number, None, f"cannot read row: {err}")
+                error = InputError(str(path), number, None, f"cannot read row: {err}")
+                yield number, "", error, None
                 continue
-            yield number, line, row if plain else orjson.loads(line)
+            yield number, raw.decode(), row if plain else orjson.loads(raw), raw
 
 
 def _plain(batch: Any) -> bool:
@@ -242,14 +247,14 @@ def _put(ahead: queue.Queue[tuple[str, Any]], item: tuple[str, Any], stop: threa
 
 
 def first_row(path: Path) -> str | None:
-    for _number, line, _obj in rows(path):
+    for _number, line, _obj, _raw in rows(path):
         return line
     return None
 
 
 def text(path: Path) -> str:
     """The rows as JSON Lines text (for readers that take a whole file's text)."""
-    out = "\n".join(line for _n, line, _obj in rows(path))
+    out = "\n".join(line for _n, line, _obj, _raw in rows(path))
     if not out:
         raise InputError(str(path), None, None, "file is empty")
     return out

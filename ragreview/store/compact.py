@@ -23,9 +23,12 @@ import orjson
 Path = list[str | int]
 
 
-def compact(data: Mapping[str, Any], row: Any, source: str) -> tuple[str, str] | None:
+def compact(
+    data: Mapping[str, Any], row: Any, source: str, raw: bytes | None = None
+) -> tuple[str, str] | None:
     """(the source without what ``data`` holds, the refs as JSON), or None when that
-    would not give ``source`` back exactly (or would save nothing)."""
+    would not give ``source`` back exactly (or would save nothing). ``raw``: the
+    source's UTF-8 bytes, where the caller has them."""
     if type(row) is not dict:
         return None
     shared = _lists(data)
@@ -58,7 +61,8 @@ def compact(data: Mapping[str, Any], row: Any, source: str) -> tuple[str, str] |
     if not refs:
         return None
     try:
-        if orjson.dumps(row) != source.encode():  # another writer's spacing, NaN, a change
+        # another writer's spacing, NaN, a change
+        if orjson.dumps(row) != (source.encode() if raw is None else raw):
             return None
         return orjson.dumps(rest).decode(), orjson.dumps(refs).decode()
     except TypeError:  # (an integer beyond 64 bits)

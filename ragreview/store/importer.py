@@ -87,7 +87,7 @@ def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
     stored = None
     # (MT-RAG's metrics read the stored source text itself: kept whole)
     if item.row is not None and item.source is not None and rec.task != "mtrag":
-        stored = compact.compact(rec.data, item.row, item.source)
+        stored = compact.compact(rec.data, item.row, item.source, item.raw)
     return Prepared(
         item.position,
         rec.id,
@@ -263,9 +263,13 @@ def _store_one(
     trusted: bool,
 ) -> None:
     """Queue one record: new, unchanged (only its position may move) or changed."""
-    # hashed here, not in prepare: the worker process is the busier one
-    digest = content_hash(prep.data, prep.source)
-    source_hash = line_hash(prep.source) if prep.own_source and prep.source is not None else None
+    # hashed here, not in prepare: the worker process is the busier one. (The bytes
+    # read, where this process read them; else the text, encoded once.)
+    text = item.raw if item is not None and item.raw is not None else None
+    if text is None and prep.source is not None:
+        text = prep.source.encode()
+    digest = content_hash(prep.data, text)
+    source_hash = line_hash(text) if prep.own_source and text is not None else None
     source, refs = prep.stored_source or (prep.source, None)
     found = known.records.get(prep.id)
     if found is None:

@@ -111,11 +111,12 @@ class _JudgePage:
         return _layers(self._conn, "judge_labels", self._rowids)
 
 
-def content_hash(data_json: str, source: str | None) -> str:
+def content_hash(data_json: str, source: str | bytes | None) -> str:
+    """SHA-1 of the data's JSON and the source text (as UTF-8 bytes, or given so)."""
     h = hashlib.sha1(data_json.encode())
     if source is not None:
         h.update(b"\0")
-        h.update(source.encode())
+        h.update(source.encode() if isinstance(source, str) else source)
     return h.hexdigest()
 
 

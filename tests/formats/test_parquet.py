@@ -201,11 +201,12 @@ def test_rows_give_what_their_json_text_parses_to(tmp_path) -> None:
     )
     for file in (path, special):
         got = list(parquet.rows(file))
-        assert [n for n, _, _ in got] == list(range(1, len(got) + 1))
-        for _n, line, value in got:
+        assert [n for n, _, _, _ in got] == list(range(1, len(got) + 1))
+        for _n, line, value, raw in got:
+            assert raw == line.encode()
             assert value == json.loads(line)
             assert json.dumps(value) == json.dumps(json.loads(line))  # (lists, not tuples)
-    assert [v for _, _, v in parquet.rows(special)][1] == {"f": None, "nested": [None], "m": []}
+    assert [v for _, _, v, _ in parquet.rows(special)][1] == {"f": None, "nested": [None], "m": []}
 
 
 def test_reading_stops_cleanly_after_the_first_row(tmp_path) -> None:

@@ -20,7 +20,7 @@ stored scores and hallucination AUROC as in RAGBench's calculate_metrics.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
 from ..labels import Layer
@@ -52,7 +52,7 @@ def _adherence(record: Record, labels: Layer, *, strict: bool) -> float:
     return 0.0 if any(supported.get(k) is False for k in keys) else 1.0
 
 
-def _true(labels: Layer, name: str, keys: frozenset[str]) -> set[str]:
+def _true(labels: Layer, name: str, keys: Container[str]) -> set[str]:
     """The record's sentences whose ``name`` label is true (labels on other keys ignored)."""
     return {k for k, v in (labels.get(name) or {}).items() if v is True and k in keys}
 
@@ -72,17 +72,16 @@ def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
     U counted as RAGBench listed them (``*_listed``, see the module docstring); the
     adherence verdicts; and the source's stored scores the components compare with."""
     sentences = record.doc_sentences
-    keys = frozenset(k for k, _ in sentences)
-    relevant = _true(labels, "relevant", keys)
-    utilized = _true(labels, "utilized", keys)
+    size = {k: len(text) for k, text in sentences}  # (also the set of the record's keys)
+    relevant = _true(labels, "relevant", size)
+    utilized = _true(labels, "utilized", size)
     both = relevant & utilized
     n_r, n_u = len(relevant), len(utilized)
     if judge is not None:  # (on import the labels are the judge's: no second pass)
-        judged_r = relevant if judge is labels else _true(judge, "relevant", keys)
-        judged_u = utilized if judge is labels else _true(judge, "utilized", keys)
+        judged_r = relevant if judge is labels else _true(judge, "relevant", size)
+        judged_u = utilized if judge is labels else _true(judge, "utilized", size)
         n_r += _extra(record, "ragbench.relevant_listed", judged_r)
         n_u += _extra(record, "ragbench.utilized_listed", judged_u)
-    size = {k: len(text) for k, text in sentences}
     stored = {name: record.scores.get(key) for name, key in STORED_STATS.items()}
     stored["trace.stored_adherence"] = record.scores.get("stored.adherence_score")
     return {
