@@ -84,7 +84,10 @@ _RAW_IN_JSON_BYTES = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
 
 
 def json_bytes_for_terminal(dumped: bytes) -> bytes:
-    """``json_for_terminal`` on UTF-8 JSON (orjson's output), one regex pass over bytes."""
+    """``json_for_terminal`` on UTF-8 JSON (orjson's output), one regex pass over bytes
+    (none when neither byte can start one: a scan for a byte is far cheaper)."""
+    if b"\x7f" not in dumped and b"\xc2" not in dumped:
+        return dumped
     return _RAW_IN_JSON_BYTES.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), dumped)
 
 

@@ -455,44 +455,43 @@ def records_values(
 def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict[str, Any]]:
     """``{"id", "dataset", "judge", "effective"}`` per record, in file order.
 
-    One query, streamed: the public rows only (components are left out in SQL), in the
-    order of the records' position index and of the metric rows' primary key, so
-    nothing is sorted. Fetching rows into Python is the cost, so a record without human
-    labels has its judge rows read once: its effective rows are the same values by
-    construction (``refresh`` and ``metric_bulk`` store the judge values for both)."""
+    One query, streamed, one row per record: fetching rows into Python is the cost, so
+    each public metric the dataset has (the names in its sums, ``metric_totals``) is a
+    column looked up by primary key, ``NULL`` where the record has no such row and
+    ``'N'`` where its value is undefined (the values themselves stay the stored floats:
+    SQLite's own number text is not Python's repr). A record without human labels has
+    its judge values read once: its effective values are the same by construction
+    (``refresh`` and ``metric_bulk`` store the judge values for both)."""
     ensure(db, dataset)
-    current_rowid = None
-    judge: dict[str, float | None] = {}
-    effective: dict[str, float | None] = {}
-    current: dict[str, Any] | None = None
-    human = "EXISTS (SELECT 1 FROM human_labels h WHERE h.record = r.rowid)"
-    for rowid, rid, reviewed, layer, name, value in db.conn.execute(
-        f"SELECT r.rowid, r.id, {human}, m.layer, m.name, m.value FROM records r "
-        "LEFT JOIN record_metrics m ON m.record = r.rowid AND instr(m.name, '._') = 0 "
-        f"AND (m.layer = 'judge' OR (m.layer = 'effective' AND {human})) "
-        "WHERE r.dataset = ? ORDER BY r.position, r.rowid, m.layer, m.name",
+    names: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+    for layer, name in db.conn.execute(
+        "SELECT layer, name FROM metric_totals WHERE dataset = ? AND instr(name, '._') = 0 "
+        "AND layer IN ('judge', 'effective') ORDER BY layer, name",
         (dataset,),
     ):
-        if rowid != current_rowid:
-            if current is not None:
-                yield _done(current)
-            judge, effective = {}, {}
-            current = {"id": rid, "dataset": dataset, "judge": judge, "effective": effective}
-            if not reviewed:  # the same values (see above): filled as a copy when done
-                current["effective"] = None
-            current_rowid = rowid
-        if layer == "judge":
-            judge[name] = value
-        elif layer is not None:
-            effective[name] = value
-    if current is not None:
-        yield _done(current)
+        names[layer].append(name)
+    judge_names, effective_names = names["judge"], names["effective"]
+    value = (
+        "(SELECT ifnull(m.value, 'N') FROM record_metrics m "
+        "WHERE m.record = r.rowid AND m.layer = '{}' AND m.name = ?)"
+    )
+    columns = [value.format("judge")] * len(judge_names)
+    columns += [f"CASE WHEN h THEN {value.format('effective')} END"] * len(effective_names)
+    sql = (
+        f"SELECT id, h{''.join(', ' + c for c in columns)} FROM (SELECT r.rowid, r.id, "
+        "EXISTS (SELECT 1 FROM human_labels WHERE record = r.rowid) AS h "
+        "FROM records r WHERE r.dataset = ? ORDER BY r.position, r.rowid) r"
+    )
+    split = 2 + len(judge_names)
+    for row in db.conn.execute(sql, (*judge_names, *effective_names, dataset)):
+        judge = _values(judge_names, row[2:split])
+        effective = _values(effective_names, row[split:]) if row[1] else dict(judge)
+        yield {"id": row[0], "dataset": dataset, "judge": judge, "effective": effective}
 
 
-def _done(record: dict[str, Any]) -> dict[str, Any]:
-    if record["effective"] is None:
-        record["effective"] = dict(record["judge"])
-    return record
+def _values(names: list[str], values: tuple) -> dict[str, float | None]:
+    """name -> value for the metrics a record has (``'N'``: undefined, ``None``)."""
+    return {n: None if v == "N" else v for n, v in zip(names, values) if v is not None}
 
 
 def stored_comparison(

@@ -183,17 +183,24 @@ def apply(conn: sqlite3.Connection, dataset: str, name: str, value: Any, old: An
         return
     names = list(rows)
     marks = ",".join("?" * len(names))
-    value_of = "CASE record_metrics.name " + " ".join(
-        f"WHEN '{n}' THEN {v}" for n, (v, _) in rows.items()
-    )
-    # Only the rows whose value changes are written (a variant moves some, not all).
+    # One pass over the stats rows, each changed metric's row written by primary key
+    # and only where its value changes (a variant moves some, not all). An upsert,
+    # not UPDATE … FROM: SQLite runs that in two passes through a temporary table
+    # (1.7 s against 1.1 s for capped20 at 100,000 records). The rows it writes are
+    # the ones that exist, as a metric's row exists exactly where its condition holds
+    # (the sums below count on the same).
+    order = sorted(names)  # the primary key's order within a record and layer
+    metric = " UNION ALL ".join(f"SELECT {i} AS i, ? AS name" for i in range(len(order)))
+    value = " ".join(f"WHEN {i} THEN {rows[n][0]}" for i, n in enumerate(order))
+    present = " ".join(f"WHEN {i} THEN ({rows[n][1]})" for i, n in enumerate(order))
     conn.execute(
-        f"UPDATE record_metrics SET value = {value_of} END "
-        "FROM metric_stats s JOIN records r ON r.rowid = s.record "
-        "WHERE r.dataset = ? AND record_metrics.record = s.record "
-        f"AND record_metrics.layer = s.layer AND record_metrics.name IN ({marks}) "
-        f"AND record_metrics.value IS NOT ({value_of} END)",
-        (dataset, *names),
+        "INSERT INTO record_metrics (record, layer, name, value) "
+        f"SELECT s.record, s.layer, n.name, CASE n.i {value} END "
+        f"FROM records r JOIN metric_stats s ON s.record = r.rowid CROSS JOIN ({metric}) n "
+        f"WHERE r.dataset = ? AND s.layer IN ('judge', 'effective') AND CASE n.i {present} END "
+        "ON CONFLICT (record, layer, name) DO UPDATE SET value = excluded.value "
+        "WHERE value IS NOT excluded.value",
+        (*order, dataset),
     )
     # The sums of those metrics, from the same formulas over the stats rows (the
     # record_metrics rows they rewrote are these values, row for row), in one scan per
