@@ -14,6 +14,7 @@ row no adapter changed after parsing it. Any other source is stored whole (refs 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -128,6 +129,14 @@ def _joined(shared: dict[int, tuple[Path, list[Any]]]) -> dict[str, Path]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed_refs(refs: str) -> tuple[tuple[Any, ...], ...]:
+    """The refs as tuples, parsed once per shape: the records of a file mostly share one
+    (RAGBench rows with five documents have the same twelve refs), and parsing them was
+    a fifth of a rebuild, which every source export does per record."""
+    return tuple((tuple(at), tuple(path), *joined) for at, path, *joined in orjson.loads(refs))
+
+
 def rebuild(rest: str, refs: str, data: Any) -> str:
     """The source text back from ``compact``'s parts and the record's data (its JSON
     text or the parsed object)."""
@@ -137,7 +146,7 @@ def rebuild(rest: str, refs: str, data: Any) -> str:
             data = orjson.loads(data)
         except orjson.JSONDecodeError:  # (an integer beyond 64 bits, outside the refs)
             data = json.loads(data)
-    for (key, *index), path, *joined in orjson.loads(refs):
+    for (key, *index), path, *joined in _parsed_refs(refs):
         value = data
         for step in path:
             value = value[step]
