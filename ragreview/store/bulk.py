@@ -8,8 +8,9 @@ which halves the cost of an import's millions of label and metric rows.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain
+from typing import Any
 
 # Values bound per statement (capped by the SQLite build's own limit). Past a few
 # hundred rows the gain per row is flat.
@@ -39,3 +40,15 @@ def insert(
             conn.execute(sql, list(chain.from_iterable(rows[start : start + per])))
     if full < len(rows):
         conn.executemany(head + group + conflict, rows[full:])
+
+
+IDS_PER_QUERY = 500  # ids bound per ``IN (…)`` list
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, ids: Sequence[Any], *before: Any) -> Iterator[Any]:
+    """The rows of ``sql`` for these ``ids``, its ``{ids}`` the ``IN`` list, a page of
+    ids per query (a list of 100,000 would pass the build's variable limit); ``before``
+    are the parameters bound ahead of the ids."""
+    for start in range(0, len(ids), IDS_PER_QUERY):
+        chunk = ids[start : start + IDS_PER_QUERY]
+        yield from conn.execute(sql.replace("{ids}", ",".join("?" * len(chunk))), [*before, *chunk])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import estimate as core_estimate
 from ..core import sampling
 from ..core.families import FAMILIES
-from . import metric_rows, review_draws, settings
+from . import bulk, metric_rows, review_draws, settings
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -49,15 +49,13 @@ def _values(
 ) -> dict[int, dict[str, dict[str, float | None]]]:
     """Judge and effective values, components included, of a few records (the used ones)."""
     out: dict[int, dict[str, dict[str, float | None]]] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for rowid, layer, name, value in db.conn.execute(
-            f"SELECT record, layer, name, value FROM record_metrics WHERE record IN ({marks}) "
-            "AND layer IN ('judge', 'effective')",
-            chunk,
-        ):
-            out.setdefault(rowid, {}).setdefault(layer, {})[name] = value
+    for rowid, layer, name, value in bulk.rows_in(
+        db.conn,
+        "SELECT record, layer, name, value FROM record_metrics WHERE record IN ({ids}) "
+        "AND layer IN ('judge', 'effective')",
+        rowids,
+    ):
+        out.setdefault(rowid, {}).setdefault(layer, {})[name] = value
     return out
 
 
@@ -196,11 +194,6 @@ def _finite(value: float | None) -> float | None:
 
 
 def _statuses(db: sqlite_utils.Database, rowids: list[int]) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        out.update(
-            db.conn.execute(f"SELECT rowid, status FROM records WHERE rowid IN ({marks})", chunk)
-        )
-    return out
+    return dict(
+        bulk.rows_in(db.conn, "SELECT rowid, status FROM records WHERE rowid IN ({ids})", rowids)
+    )

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 from ..core import sampling
 from ..core.agreement_report import Reviewed
 from ..core.errors import RagreviewError
+from . import bulk
 from .db import write
 from .history import LABEL_KINDS
 from .records import StoredRecord, dumps, iterate, loads, now
@@ -250,11 +251,7 @@ def _stratum_label(stratum: str) -> str:
 
 def record_ids(db: sqlite_utils.Database, rowids: tuple[int, ...]) -> list[str]:
     """Record ids of these rowids, in the order given."""
-    ids: dict[int, str] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        ids.update(
-            db.conn.execute(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", chunk)
-        )
+    ids = dict(
+        bulk.rows_in(db.conn, "SELECT rowid, id FROM records WHERE rowid IN ({ids})", rowids)
+    )
     return [ids[r] for r in rowids]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from ..core.labels import CATALOGUE
-from . import metric_rows, settings
+from . import bulk, metric_rows, settings
 from .db import write
 from .records import dumps, label_value, loads, now
 
@@ -339,11 +339,8 @@ def layers(
     if _implicit(db.conn, dataset, run_id):  # every judge label is the import's
         sql = "SELECT record, name, target, value FROM judge_labels WHERE ? AND record IN "
         key = 1
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for rec, name, target, value in db.conn.execute(f"{sql}({marks})", [key, *chunk]):
-            out.setdefault(rec, {}).setdefault(name, {})[target] = label_value(value)
+    for rec, name, target, value in bulk.rows_in(db.conn, sql + "({ids})", rowids, key):
+        out.setdefault(rec, {}).setdefault(name, {})[target] = label_value(value)
     return out
 
 
