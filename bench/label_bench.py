@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ragreview.core.keys import doc_key, response_key
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, metric_rows, open_database, write
+from ragreview.store import history, importer, metric_rows, metric_table, open_database, write
 from ragreview.store import records as store_records
 
 
@@ -98,7 +98,7 @@ def main() -> None:
         t0 = time.perf_counter()
         history.set_label(db, rowid, "relevant", key, not current, "bench")
         t1 = time.perf_counter()
-        metric_rows.record_values(db, rowid)
+        metric_table.record_values(db, rowid)
         metric_rows.dataset_summary(db, "bench")
         t2 = time.perf_counter()
         label_ms.append((t1 - t0) * 1000)

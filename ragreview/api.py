@@ -114,10 +114,10 @@ class Dataset:
         ``by``: one per group), or per record ``{"id", "dataset", "judge",
         "effective"}``. As a frame: per record one row with ``judge.<metric>`` and
         ``effective.<metric>`` columns; for the dataset one row per metric (and group)."""
-        from .store import metric_rows
+        from .store import metric_rows, metric_table
 
         if per_record:
-            rows = list(metric_rows.iter_record_values(self.db, self.name))
+            rows = list(metric_table.iter_record_values(self.db, self.name))
             if not frame:
                 return rows
             flat = [

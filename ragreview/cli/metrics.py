@@ -12,7 +12,7 @@ import click
 import orjson
 
 from ..core.safe_text import json_bytes_for_terminal, json_for_terminal, printable
-from ..store import estimates, metric_rows
+from ..store import estimates, metric_rows, metric_table
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
@@ -77,7 +77,7 @@ def metrics(
         opened = open_target(path, db, dataset, read_only=True)
         name = opened.dataset
         if per_record:
-            rows = metric_rows.iter_record_values(opened.db, name)
+            rows = metric_table.iter_record_values(opened.db, name)
             if as_json:
                 _write_lines(rows)
             else:

@@ -18,7 +18,7 @@ import sqlite_utils
 
 from ..core import agreement_report, metrics
 from ..core.labels import effective
-from ..store import metric_rows, review_queries, run_layers
+from ..store import metric_rows, metric_table, review_queries, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
 
@@ -41,7 +41,7 @@ def build(
     ]
     rowids = [s.rowid for s in stored]
     truth = {s.rowid: effective(s.judge, s.human) for s in stored}
-    truth_metrics = {r: v["effective"] for r, v in metric_rows.records_values(db, rowids).items()}
+    truth_metrics = {r: v["effective"] for r, v in metric_table.records_values(db, rowids).items()}
     settings = store_settings.get_all(db, dataset)
     out_runs = []
     for run in run_layers.runs(db, dataset):

@@ -1,9 +1,9 @@
-"""The stored per-record metrics as a table: one row per record, one column per
-(layer, metric), for ``export --as csv``.
+"""The stored per-record metrics read back: one record's (the TUI's panel), a few
+records' (agreement), every record's in file order (``metrics --per-record``), and as a
+table, one row per record and one column per (layer, metric), for ``export --as csv``.
 
-The values are the ``record_metrics`` rows that ``metrics --per-record`` prints (kept
-current by ``metric_rows``), read with one SQL statement in file order, so an export
-parses no record and computes no metric.
+The values are the ``record_metrics`` rows ``metric_rows`` keeps current, read with SQL
+alone, so none of these parses a record or computes a metric.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.metrics import is_public
+from . import bulk, metric_rows
 from .metric_rows import LAYERS
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -75,3 +76,76 @@ def rows(
     yield from db.conn.execute(
         f"{select} FROM records r WHERE {where} ORDER BY r.position, r.rowid", [*keys, *params]
     )
+
+
+def record_values(db: sqlite_utils.Database, rowid: int) -> dict[str, dict[str, float | None]]:
+    """A record's stored metrics: ``{"judge": {...}, "effective": {...}}`` (public names)."""
+    out: dict[str, dict[str, float | None]] = {layer: {} for layer in LAYERS}
+    for layer, name, value in db.conn.execute(
+        "SELECT layer, name, value FROM record_metrics WHERE record = ? "
+        "AND layer IN ('judge', 'effective') ORDER BY name",
+        (rowid,),
+    ):
+        if is_public(name):
+            out[layer][name] = value
+    return out
+
+
+def records_values(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> dict[int, dict[str, dict[str, float | None]]]:
+    """``record_values`` of many records at once (rowid -> layers), in pages of 500."""
+    out: dict[int, dict[str, dict[str, float | None]]] = {
+        r: {layer: {} for layer in LAYERS} for r in rowids
+    }
+    for rowid, layer, name, value in bulk.rows_in(
+        db.conn,
+        "SELECT record, layer, name, value FROM record_metrics WHERE record IN ({ids}) "
+        "AND layer IN ('judge', 'effective') ORDER BY record, name",
+        rowids,
+    ):
+        if is_public(name):
+            out[rowid][layer][name] = value
+    return out
+
+
+def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict[str, Any]]:
+    """``{"id", "dataset", "judge", "effective"}`` per record, in file order.
+
+    One query, streamed, one row per record: fetching rows into Python is the cost, so
+    each public metric the dataset has (the names in its sums, ``metric_totals``) is a
+    column looked up by primary key, ``NULL`` where the record has no such row and
+    ``'N'`` where its value is undefined (the values themselves stay the stored floats:
+    SQLite's own number text is not Python's repr). A record without human labels has
+    its judge values read once: its effective values are the same by construction
+    (``refresh`` and ``metric_bulk`` store the judge values for both)."""
+    metric_rows.ensure(db, dataset)
+    names: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+    for layer, name in db.conn.execute(
+        "SELECT layer, name FROM metric_totals WHERE dataset = ? AND instr(name, '._') = 0 "
+        "AND layer IN ('judge', 'effective') ORDER BY layer, name",
+        (dataset,),
+    ):
+        names[layer].append(name)
+    judge_names, effective_names = names["judge"], names["effective"]
+    value = (
+        "(SELECT ifnull(m.value, 'N') FROM record_metrics m "
+        "WHERE m.record = r.rowid AND m.layer = '{}' AND m.name = ?)"
+    )
+    columns = [value.format("judge")] * len(judge_names)
+    columns += [f"CASE WHEN h THEN {value.format('effective')} END"] * len(effective_names)
+    sql = (
+        f"SELECT id, h{''.join(', ' + c for c in columns)} FROM (SELECT r.rowid, r.id, "
+        "EXISTS (SELECT 1 FROM human_labels WHERE record = r.rowid) AS h "
+        "FROM records r WHERE r.dataset = ? ORDER BY r.position, r.rowid) r"
+    )
+    split = 2 + len(judge_names)
+    for row in db.conn.execute(sql, (*judge_names, *effective_names, dataset)):
+        judge = _values(judge_names, row[2:split])
+        effective = _values(effective_names, row[split:]) if row[1] else dict(judge)
+        yield {"id": row[0], "dataset": dataset, "judge": judge, "effective": effective}
+
+
+def _values(names: list[str], values: tuple) -> dict[str, float | None]:
+    """name -> value for the metrics a record has (``'N'``: undefined, ``None``)."""
+    return {n: None if v == "N" else v for n, v in zip(names, values) if v is not None}

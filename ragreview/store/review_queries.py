@@ -86,7 +86,7 @@ def reviewed_metrics(
     """Each reviewed record's stored ``(judge, effective)`` metric values, in the order
     of ``iter_reviewed``: the rows ``metrics`` reads, so that the agreement report and
     ``metrics --per-record`` can never disagree on a record."""
-    from . import metric_rows
+    from . import metric_rows, metric_table
 
     metric_rows.ensure(db, dataset)
     rowids = [
@@ -98,7 +98,7 @@ def reviewed_metrics(
         )
         if only is None or r in only
     ]
-    values = metric_rows.records_values(db, rowids)
+    values = metric_table.records_values(db, rowids)
     return [(values[r]["judge"], values[r]["effective"]) for r in rowids]
 
 

@@ -8,7 +8,15 @@ from ragreview.core.labels import check_layer, effective
 from ragreview.core.metrics import dataset_values, record_values, undefined_counts
 from ragreview.core.metrics.aggregate import totals_of
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, memory_database, metric_rows, open_database, settings
+from ragreview.store import (
+    history,
+    importer,
+    memory_database,
+    metric_rows,
+    metric_table,
+    open_database,
+    settings,
+)
 from ragreview.store import records as store_records
 
 
@@ -99,27 +107,27 @@ def test_import_stores_rows_and_totals(db):
     # means over the records where defined: the abstention is not counted
     assert summary["judge"]["longform.supported"] == pytest.approx(2 / 3)
     rowid = store_records.find(db, "t1", "ds").rowid
-    values = metric_rows.record_values(db, rowid)
+    values = metric_table.record_values(db, rowid)
     assert values["judge"] == values["effective"]
     assert values["judge"]["trace.relevance"] == 0.25
 
 
 def test_label_change_moves_only_that_record_and_the_sums(db):
     stored = store_records.find(db, "t2", "ds")
-    before = metric_rows.record_values(db, stored.rowid)
+    before = metric_table.record_values(db, stored.rowid)
     other = store_records.find(db, "t3", "ds").rowid
-    other_before = metric_rows.record_values(db, other)
+    other_before = metric_table.record_values(db, other)
     history.set_label(db, stored.rowid, "relevant", "0d", True, "ann")
     history.set_label(db, stored.rowid, "supported", "b", False, "ann")
-    after = metric_rows.record_values(db, stored.rowid)
+    after = metric_table.record_values(db, stored.rowid)
     assert after["judge"] == before["judge"]
     assert after["effective"]["trace.relevance"] == 0.75
     assert after["effective"]["trace.adherence"] == 0.0
-    assert metric_rows.record_values(db, other) == other_before
+    assert metric_table.record_values(db, other) == other_before
     assert_summary_matches_scratch(db)
     lf = store_records.find(db, "l2", "ds").rowid  # the abstention gains no facts
     history.set_label(db, store_records.find(db, "l0", "ds").rowid, "fact", "f2", "S", "ann")
-    assert metric_rows.record_values(db, lf)["effective"]["longform.f1_at_k"] is None
+    assert metric_table.record_values(db, lf)["effective"]["longform.f1_at_k"] is None
     assert_summary_matches_scratch(db)
     history.undo(db, "ann")
     history.undo(db, "ann")
@@ -148,7 +156,7 @@ def test_settings_change_recomputes(db):
     metric_rows.put_setting(db, "ds", "trace.variant", "capped20")
     metric_rows.put_setting(db, "ds", "longform.k", 1)
     assert_summary_matches_scratch(db)
-    values = metric_rows.record_values(db, store_records.find(db, "t4", "ds").rowid)
+    values = metric_table.record_values(db, store_records.find(db, "t4", "ds").rowid)
     assert values["judge"]["trace.relevance"] == 4 / 20
     summary = metric_rows.dataset_summary(db, "ds")
     assert summary["judge"]["longform.f1_at_k"] == pytest.approx((2 / 3 + 1 + 0) / 3)
@@ -214,7 +222,7 @@ def test_stored_scores_compared_with_recomputation(db):
 
 
 def test_per_record_iteration_in_file_order(db):
-    rows = list(metric_rows.iter_record_values(db, "ds"))
+    rows = list(metric_table.iter_record_values(db, "ds"))
     assert [r["id"] for r in rows][:3] == ["t0", "t1", "t2"]
     assert len(rows) == 16
     assert all(not any("._" in n for n in r["judge"]) for r in rows)
@@ -234,10 +242,10 @@ def test_ragbench_raw_list_counts_in_both_layers(tmp_path):
     judge = {"relevant": {"0a": True, "0b": True}}
     importer.import_records(database, "d", "ragbench", None, [ImportItem(1, record, judge)])
     rowid = store_records.find(database, "rb", "d").rowid
-    assert metric_rows.record_values(database, rowid)["judge"]["trace.relevance"] == 0.75
+    assert metric_table.record_values(database, rowid)["judge"]["trace.relevance"] == 0.75
     assert metric_rows.stored_comparison(database, "d")["trace.relevance"]["disagree"] == 0
     history.set_label(database, rowid, "relevant", "0c", True, "ann")
-    values = metric_rows.record_values(database, rowid)
+    values = metric_table.record_values(database, rowid)
     assert values["judge"]["trace.relevance"] == 0.75
     assert values["effective"]["trace.relevance"] == 1.0
 
@@ -248,7 +256,7 @@ def test_dataset_from_before_metrics_is_filled_on_first_read(db):
         db.conn.execute("DELETE FROM record_metrics")
         db.conn.execute("DELETE FROM metric_totals")
     assert metric_rows.dataset_summary(db, "ds") == expected
-    assert len(list(metric_rows.iter_record_values(db, "ds"))) == 16
+    assert len(list(metric_table.iter_record_values(db, "ds"))) == 16
 
 
 def _metric_tables(database):
@@ -353,4 +361,4 @@ def test_upgrade_to_m009_recomputes_metrics_that_used_to_be_0(tmp_path):
     assert summary["judge"]["rgb.correct"] is None and summary["judge"]["rgb.accuracy"] is None
     assert summary["undefined"]["judge"]["rgb.correct"] == 1
     rowid = store_records.find(upgraded, "q1", "ds").rowid
-    assert metric_rows.record_values(upgraded, rowid)["judge"]["rgb.correct"] is None
+    assert metric_table.record_values(upgraded, rowid)["judge"]["rgb.correct"] is None

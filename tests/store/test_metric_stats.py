@@ -14,7 +14,15 @@ from click.testing import CliRunner
 from ragreview.cli import cli
 from ragreview.core.labels import check_layer
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, metric_rows, metric_stats, open_database, settings
+from ragreview.store import (
+    history,
+    importer,
+    metric_rows,
+    metric_stats,
+    metric_table,
+    open_database,
+    settings,
+)
 from ragreview.store import records as store_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,8 +216,8 @@ def test_per_record_lines_hold_every_stored_row(tmp_path: Path) -> None:
     importer.import_records(db, "p", "ragreview", None, generated(random.Random(5), 90))
     review_some(db, "p", random.Random(6))
     rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
-    stored = metric_rows.records_values(db, rowids)
-    lines = list(metric_rows.iter_record_values(db, "p"))
+    stored = metric_table.records_values(db, rowids)
+    lines = list(metric_table.iter_record_values(db, "p"))
     assert [(line["judge"], line["effective"]) for line in lines] == [
         (stored[r]["judge"], stored[r]["effective"]) for r in rowids
     ]

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
 from ...core.errors import RagreviewError, RecordError
-from ...store import browse, estimates, metric_rows, review_draws
+from ...store import browse, estimates, metric_rows, metric_table, review_draws
 from .. import actions, review_queue
 from .. import rubric as rubric_panel
 from ..model import Review
@@ -151,7 +151,7 @@ class RecordScreen(ReviewJobs):
             )
         else:
             self.query_one(MetricsPanel).show(
-                metric_rows.record_values(self.review.db, self.review.rowid),
+                metric_table.record_values(self.review.db, self.review.rowid),
                 metric_rows.dataset_summary(
                     self.review.db, self.review.dataset, known_settings=self.review.settings
                 ),
