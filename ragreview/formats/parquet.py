@@ -261,7 +261,7 @@ def text(path: Path) -> str:
 
 
 def count_ids(path: Path, field: str) -> Counter[str]:
-    """Every row's ``field`` (read alone), counted: ``common.leading_ids`` for tables."""
+    """Every row's ``field`` (read alone), counted: ``id_pass.leading_ids`` for tables."""
     counts: Counter[str] = Counter()
     for batch in _batches(path, [field]):
         if field not in batch.schema.names:

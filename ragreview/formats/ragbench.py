@@ -28,12 +28,12 @@ from .common import (
     keyed_document,
     keyed_response,
     kind,
-    leading_ids,
     line_drafts,
     loads_source,
     reread,
     write_lines,
 )
+from .id_pass import leading_ids
 from .scores import record_values
 
 NAME = "ragbench"

@@ -33,11 +33,11 @@ from .common import (
     keyed_document,
     keyed_response,
     kind,
-    leading_ids,
     line_drafts,
     loads_source,
     write_lines,
 )
+from .id_pass import leading_ids
 
 NAME = "rgb"
 

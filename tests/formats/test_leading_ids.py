@@ -1,4 +1,4 @@
-"""``leading_ids``: the id pass that lets line formats stream (formats.common)."""
+"""``leading_ids``: the id pass that lets line formats stream (formats.id_pass)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from ragreview.formats.common import leading_ids
+from ragreview.formats.id_pass import leading_ids
 
 CASES = [
     ('{"id": "a", "x": 1}\n{"id": "b"}\n', Counter({"a": 1, "b": 1})),
@@ -31,9 +31,9 @@ def test_ids_counted_from_the_file_and_from_text_alike(tmp_path, content, expect
 
 @pytest.mark.parametrize("block", [1, 7, 64])
 def test_lines_longer_than_a_block_and_split_across_blocks(tmp_path, monkeypatch, block) -> None:
-    from ragreview.formats import common
+    from ragreview.formats import id_pass
 
-    monkeypatch.setattr(common, "ID_PASS_BLOCK", block)
+    monkeypatch.setattr(id_pass, "ID_PASS_BLOCK", block)
     for content, expected in CASES:
         path = tmp_path / "rows.jsonl"
         path.write_bytes(content.encode())
