@@ -101,7 +101,7 @@ def test_export_and_errors(demo, tmp_path) -> None:
     assert not odd.with_name("odd.ragreview.db").exists()
     bad = tmp_path / "bad.jsonl"
     bad.write_text(demo.read_text() + '{"id": "x", "labels": {"judge": {"relevant": 3}}}\n')
-    with pytest.raises(RagreviewError, match="1 invalid records"):
+    with pytest.raises(RagreviewError, match="1 invalid record,"):
         ragreview.open(bad, strict=True)
     assert not bad.with_name("bad.ragreview.db").exists()
     loose = ragreview.open(bad)

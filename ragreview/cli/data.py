@@ -52,9 +52,7 @@ def import_cmd(
             errors = check_file(target.input_path, fmt, mapping)
             if errors:
                 report_errors(errors)
-                raise click.ClickException(
-                    f"{len(errors)} invalid records; nothing imported (--strict)"
-                )
+                raise click.ClickException(f"{_invalid(len(errors))}; nothing imported (--strict)")
         _db, summary, errors = import_target(
             target, formats.read(target.input_path, fmt, mapping), mapping
         )
@@ -66,7 +64,8 @@ def import_cmd(
     )
     click.echo(printable(line, one_line=True), err=True)
     if errors:
-        raise click.ClickException(f"{len(errors)} invalid records were skipped")
+        were = "was" if len(errors) == 1 else "were"
+        raise click.ClickException(f"{_invalid(len(errors))} {were} skipped")
 
 
 @cli.command("export")
@@ -179,3 +178,7 @@ def formats_cmd(as_json: bool) -> None:
         "Parquet files and datasets.save_to_disk directories hold the rows of any row "
         "format. Your own JSON Lines or CSV: --map target=path,… (docs/formats.md)."
     )
+
+
+def _invalid(n: int) -> str:
+    return f"{n} invalid record{'' if n == 1 else 's'}"

@@ -26,6 +26,7 @@ from .base import ExportRecord
 from .json_limits import TOO_DEEP, non_finite
 from .jsonio import array_document, iter_lines_raw
 from .locator import Locator
+from .parquet import Skipped
 
 
 @dataclass
@@ -180,6 +181,9 @@ def line_drafts(
         return
     number = 0
     for line_no, line, obj, raw in iter_lines_raw(path, text, nan):
+        if type(obj) is Skipped:  # another process's rows (parquet.share)
+            number += obj.rows
+            continue
         number += 1
         if isinstance(obj, (InputError, Unchanged)):
             yield obj

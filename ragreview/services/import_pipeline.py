@@ -18,6 +18,7 @@ import queue
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -25,12 +26,14 @@ from typing import Any
 from .. import formats
 from ..core.errors import InputError, RagreviewError
 from ..core.record import Unchanged
+from ..formats import parquet
 from ..formats.jsonio import reporting_bytes
 from ..store.importer import Prepared, prepare
 
 PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
 BATCH = 100  # records per message (~2 MB of RAGBench rows)
 AHEAD = 32  # messages received ahead of the importer
+NICE = 5  # the priority a worker gives up when workers share a file (see _work)
 
 Entry = Prepared | Unchanged | InputError  # (no line is skipped here: see importing)
 
@@ -59,17 +62,25 @@ def prepared(
     on_bytes: Callable[[int], None] | None = None,
 ) -> Iterator[Entry]:
     """``formats.read(path, fmt)``'s entries, each record prepared under ``settings``,
-    computed by a worker process. ``on_bytes(n)`` is told as the worker reads."""
+    computed by worker processes. ``on_bytes(n)`` is told as the workers read."""
     context = multiprocessing.get_context("spawn")  # no fork of a process holding SQLite
-    receiver, sender = context.Pipe(duplex=False)
-    worker = context.Process(
-        target=_work, args=(sender, str(path), fmt, settings), name="ragreview-import"
-    )
-    worker.start()
-    sender.close()  # ours; the worker holds its own copy
-    inbox = _Inbox(receiver)
+    n = _shares(path, fmt)
+    workers, inboxes = [], []
     try:
+        for k in range(n):
+            receiver, sender = context.Pipe(duplex=False)
+            worker = context.Process(
+                target=_work,
+                args=(sender, str(path), fmt, settings, (k, n) if n > 1 else None),
+                name=f"ragreview-import-{k}",
+            )
+            worker.start()
+            sender.close()  # ours; the worker holds its own copy
+            workers.append(worker)
+            inboxes.append(_Inbox(receiver, AHEAD // n))
+        turn = 0  # the batch whose entries come next: worker turn % n has it
         while True:
+            inbox, worker = inboxes[turn % n], workers[turn % n]
             message = inbox.get()
             if message is None:
                 worker.join()
@@ -81,15 +92,33 @@ def prepared(
                 on_bytes(read)
             if kind == "entries":
                 yield from payload
+            elif kind == "turn":
+                turn += 1
             elif kind == "error":
                 raise payload
-            else:
+            else:  # done: no batch is left (the others' are all taken)
                 return
     finally:
-        if worker.is_alive():  # stopped early: an error here, or Ctrl-C
-            worker.terminate()
-        worker.join()
-        inbox.close()  # the worker is gone: its end of the pipe is closed
+        for worker in workers:
+            if worker.is_alive():  # stopped early (an error here, or Ctrl-C), or done
+                worker.terminate()
+            worker.join()
+        for inbox in inboxes:
+            inbox.close()  # the worker is gone: its end of the pipe is closed
+
+
+SHARED_FORMATS = {"ragbench"}  # each row a record of its own: nothing read across rows
+
+
+def _shares(path: Path, fmt: str) -> int:
+    """How many workers convert the file's rows: two for a RAGBench parquet file (its
+    rows' conversion into Python objects costs about twice a JSON line's parse, and the
+    batches can be shared), else one. A repeated id keeps one: the warning about it
+    names the line it first came on, which one reader sees."""
+    if fmt not in SHARED_FORMATS or path.is_dir() or not parquet.is_table(path):
+        return 1
+    ids = parquet.count_ids(path, "id")
+    return 1 if any(count > 1 for count in ids.values()) else 2
 
 
 class _Inbox:
@@ -101,9 +130,9 @@ class _Inbox:
     at once. Receiving waits outside the GIL.
     """
 
-    def __init__(self, receiver: Connection) -> None:
+    def __init__(self, receiver: Connection, ahead: int = AHEAD) -> None:
         self._receiver = receiver
-        self._messages: queue.Queue[bytes | None] = queue.Queue(maxsize=AHEAD)
+        self._messages: queue.Queue[bytes | None] = queue.Queue(maxsize=ahead)
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._receive, name="ragreview-inbox", daemon=True)
         self._thread.start()
@@ -135,11 +164,24 @@ class _Inbox:
         self._receiver.close()
 
 
-def _work(sender: Connection, path: str, fmt: str, settings: dict[str, Any]) -> None:
-    """The worker: read, prepare, send. Everything it raises goes to the parent."""
+def _work(
+    sender: Connection,
+    path: str,
+    fmt: str,
+    settings: dict[str, Any],
+    share: tuple[int, int] | None = None,
+) -> None:
+    """The worker: read, prepare, send. Everything it raises goes to the parent. With
+    ``share`` (k, n) it prepares every n-th batch of a parquet file's rows from the k-th
+    and marks where each ends, so that the parent takes the workers' batches in turn."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     gc.disable()  # as in the importer: no cycles, and the collector would cost a fifth
+    if share is not None:
+        # more processes than cores: the parent, which stores, is the one that must
+        # never wait (the workers' batches queue up while it does)
+        os.nice(NICE)
     read = 0
+    batch: list[Entry] = []
 
     def send(kind: str, payload: Any) -> None:
         nonlocal read
@@ -150,16 +192,21 @@ def _work(sender: Connection, path: str, fmt: str, settings: dict[str, Any]) -> 
         nonlocal read
         read += n
 
+    def turn(index: int) -> None:  # the rows of batch ``index`` are all in ``batch``
+        nonlocal batch
+        send("entries", batch)
+        batch = []
+        send("turn", index)
+
     try:
         _fmt, stream = formats.read(Path(path), fmt)  # (its peek at the head is not progress)
-        with reporting_bytes(count):
-            batch: list[Entry] = []
+        with reporting_bytes(count), _shared(share, turn):
             for entry in stream:
                 # (errors and warnings alike pass through as they are)
                 batch.append(
                     entry
                     if isinstance(entry, (InputError, Unchanged))
-                    else prepare(entry, settings)
+                    else prepare(entry, settings, hashed=share is not None)
                 )
                 if len(batch) >= BATCH:
                     send("entries", batch)
@@ -177,3 +224,9 @@ def _work(sender: Connection, path: str, fmt: str, settings: dict[str, Any]) -> 
             pass
     finally:
         sender.close()
+
+
+def _shared(share: tuple[int, int] | None, turn: Callable[[int], None]) -> Any:
+    if share is None:
+        return nullcontext()
+    return parquet.share(share[0], share[1], turn)

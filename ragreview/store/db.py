@@ -235,7 +235,10 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         # a larger page cache keeps the records' id index in memory while it grows in
         # random order (about a tenth off a 100k-row import); freed when the build ends
         conn.execute(f"PRAGMA cache_size=-{BUILD_CACHE_KIB}")
-        conn.execute("PRAGMA foreign_keys=ON")
+        # No foreign-key checks while building: a first import's rows reference only the
+        # record rowids it assigns itself, and a lookup per label and metric row was a
+        # twentieth of its time. Every later connection (open_database) enforces them.
+        conn.execute("PRAGMA foreign_keys=OFF")
         db = sqlite_utils.Database(conn)
         with write(conn):
             MIGRATIONS.apply(db)

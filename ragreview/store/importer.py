@@ -77,10 +77,14 @@ class Prepared(NamedTuple):
     reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
     own_source: bool = False  # ImportItem.own_source: its line's hash is stored
     stored_source: tuple[str, str] | None = None  # (source, refs) to store (store.compact)
+    # (content hash, line hash) where ``prepare`` computed them (``hashed``); ``source``
+    # is then None when ``stored_source`` gives it back
+    hashes: tuple[str, bytes | None] | None = None
 
 
-def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
-    """The DB-free part of storing ``item``, under the dataset's ``settings``."""
+def prepare(item: ImportItem, settings: dict[str, Any], hashed: bool = False) -> Prepared:
+    """The DB-free part of storing ``item``, under the dataset's ``settings``; with
+    ``hashed``, its hashes too (else the storing process computes them)."""
     rec = item.record
     data = dumps(rec.data)
     values = metric_bulk.new_record_values(rec, item.judge, item.source, settings)
@@ -88,31 +92,51 @@ def prepare(item: ImportItem, settings: dict[str, Any]) -> Prepared:
     # (MT-RAG's metrics read the stored source text itself: kept whole)
     if item.row is not None and item.source is not None and rec.task != "mtrag":
         stored = compact.compact(rec.data, item.row, item.source, item.raw)
+    source, hashes = item.source, None
+    if hashed:
+        hashes = _hashes(data, item.source, item.raw, item.own_source)
+        if stored is not None:
+            source = None  # (not sent across for nothing: _item rebuilds it)
     return Prepared(
         item.position,
         rec.id,
         rec.task,
         data,
-        item.source,
+        source,
         _label_rows(item.judge),
         _label_rows(item.human),
         values,
         item.reviewers,
         item.own_source,
         stored,
+        hashes,
     )
+
+
+def _hashes(
+    data: str, source: str | None, raw: bytes | None, own_source: bool
+) -> tuple[str, bytes | None]:
+    """(content hash, line hash) of a record: its data's JSON and source text (the bytes
+    read where the reader had them, else the text encoded once); the line hash only for
+    a record whose source is its own line (``ImportItem.own_source``)."""
+    text = raw if raw is not None or source is None else source.encode()
+    digest = content_hash(data, text)
+    return digest, line_hash(text) if own_source and text is not None else None
 
 
 def _item(prepared: Prepared) -> ImportItem:
     """The ``ImportItem`` back from its prepared form (a record a worker prepared that
     turns out to need the DB: a known id, or human labels)."""
     record = parse_record({"id": prepared.id, **loads(prepared.data)})
+    source = prepared.source
+    if source is None and prepared.stored_source is not None:
+        source = compact.rebuild(*prepared.stored_source, record.data)
     return ImportItem(
         prepared.position,
         record,
         _layer(prepared.judge),
         _layer(prepared.human),
-        prepared.source,
+        source,
         prepared.reviewers,
         prepared.own_source,
     )
@@ -263,13 +287,12 @@ def _store_one(
     trusted: bool,
 ) -> None:
     """Queue one record: new, unchanged (only its position may move) or changed."""
-    # hashed here, not in prepare: the worker process is the busier one. (The bytes
-    # read, where this process read them; else the text, encoded once.)
-    text = item.raw if item is not None and item.raw is not None else None
-    if text is None and prep.source is not None:
-        text = prep.source.encode()
-    digest = content_hash(prep.data, text)
-    source_hash = line_hash(text) if prep.own_source and text is not None else None
+    # hashed here unless prepare did: one worker is the busier process, two are not
+    if prep.hashes is not None:
+        digest, source_hash = prep.hashes
+    else:
+        raw = item.raw if item is not None else None
+        digest, source_hash = _hashes(prep.data, prep.source, raw, prep.own_source)
     source, refs = prep.stored_source or (prep.source, None)
     found = known.records.get(prep.id)
     if found is None:

@@ -82,7 +82,7 @@ def test_bad_record_is_listed_and_good_ones_import(
     assert len(errors) == 1
     assert errors[0].startswith(f"error: {path}:{line_no}: ")
     assert field in errors[0]
-    assert "1 invalid records were skipped" in result.stderr
+    assert "1 invalid record was skipped" in result.stderr
     db = open_database(tmp_path / "in.ragreview.db")
     assert [r.id for r in store_records.iterate(db)] == ["ok-1", "ok-2"]
     db.conn.close()

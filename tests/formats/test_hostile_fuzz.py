@@ -94,7 +94,7 @@ def _check_located(lines: list[str], path: str) -> list[tuple[str, int, str]]:
     for line in lines:
         if not line.lower().startswith(("error:", "warning:")):
             continue
-        if re.fullmatch(r"Error: \d+ invalid records were skipped", line):
+        if re.fullmatch(r"Error: \d+ invalid records? (were|was) skipped", line):
             continue
         if line.startswith("… and "):
             continue

@@ -208,3 +208,25 @@ def test_new_database_gets_large_pages_and_import_restores_the_collector(db) -> 
         importer.import_records(db, "d", "ragreview", None, broken())
     assert gc.isenabled()
     assert [s.id for s in store_records.iterate(db, "d")] == ["r1"]  # rolled back
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "handwritten/ragbench/covidqa_test_rows.jsonl",
+        "inspectorraget/clapnq_v1.json",
+        "factscore/factscore_labeled_ChatGPT.jsonl",
+    ],
+)
+def test_a_database_built_without_key_checks_has_every_key(tmp_path, source) -> None:
+    """A first import builds its file with foreign-key checks off (store.db.building):
+    every row it wrote must still reference a record, and the file, once in place,
+    checks them again."""
+    from tests.formats.helpers import FIXTURES, run
+
+    result = run("import", FIXTURES / source, "--db", tmp_path / "built.db")
+    assert result.exit_code == 0, result.output
+    db = open_database(tmp_path / "built.db")
+    assert db.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert db.conn.execute("SELECT count(*) FROM records").fetchone()[0] > 0
+    assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1

@@ -1,0 +1,111 @@
+"""A RAGBench parquet file whose batches two workers share (services.import_pipeline):
+the same entries in the same order, and the same database, as one reader in process,
+with real processes, real parquet files and SQLite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from ragreview import formats
+from ragreview.core.errors import InputError
+from ragreview.formats import parquet
+from ragreview.services import import_pipeline
+from ragreview.store import importer
+from tests.formats.helpers import run
+from tests.formats.test_parquet import RAGBENCH, rows_of, table_of
+from tests.services.test_import_pipeline import DEFAULTS, database_rows
+
+BATCHES = 4  # two for each worker, the last one short
+BAD = parquet.READ_ROWS + 5  # (0-based) a row of the second batch: the second worker's
+
+
+def ragbench_rows(n: int, question: str = "") -> list[dict]:
+    """``n`` rows cycled from the RAGBench fixture, ids of their own, one invalid."""
+    base = rows_of(RAGBENCH)
+    out = []
+    for i in range(n):
+        row = dict(base[i % len(base)], id=f"row-{i}")
+        if question:
+            row["question"] = f"{question} {i}"
+        out.append(row)
+    bad = json.loads(json.dumps(out[BAD]))
+    bad["sentence_support_information"][0]["response_sentence_key"] = None
+    out[BAD] = bad
+    return out
+
+
+def write(path: Path, rows: list[dict]) -> Path:
+    pq.write_table(table_of(rows), path, row_group_size=len(rows))
+    return path
+
+
+@pytest.fixture
+def shared_file(tmp_path: Path) -> Path:
+    n = (BATCHES - 1) * parquet.READ_ROWS + 17
+    return write(tmp_path / "rows.parquet", ragbench_rows(n))
+
+
+def test_two_workers_give_the_entries_one_reader_gives_in_order(shared_file: Path) -> None:
+    assert import_pipeline._shares(shared_file, "ragbench") == 2
+    read: list[int] = []
+    entries = list(import_pipeline.prepared(shared_file, "ragbench", DEFAULTS, read.append))
+    _fmt, stream = formats.read(shared_file)
+    expected = [
+        e if isinstance(e, InputError) else importer.prepare(e, DEFAULTS, hashed=True)
+        for e in stream
+    ]
+    assert [str(e) if isinstance(e, InputError) else e for e in entries] == [
+        str(e) if isinstance(e, InputError) else e for e in expected
+    ]
+    errors = [e for e in entries if isinstance(e, InputError)]
+    assert [e.line for e in errors] == [BAD + 1]  # numbered across both workers' rows
+    assert [e.position for e in entries if not isinstance(e, InputError)][-1] == len(entries)
+    # prepared with their hashes, and without the source text the compact form gives back
+    assert all(e.hashes is not None and e.source is None for e in entries[:3])
+    assert sum(read) > 0
+
+
+def test_a_shared_import_stores_what_an_in_process_import_stores(
+    tmp_path: Path, shared_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changed = write(
+        tmp_path / "changed.parquet", ragbench_rows(len(rows_of_file(shared_file)), "Q")
+    )
+    for name in ("here.db", "workers.db"):
+        if name == "workers.db":
+            monkeypatch.setattr(import_pipeline, "PARALLEL_MIN_BYTES", 0)
+        for path in (shared_file, changed):  # the second: every record known and changed
+            result = run("import", path, "--db", tmp_path / name, "--dataset", "ds")
+            assert result.exit_code == 1 and "1 invalid record was skipped" in result.output
+    here, workers = database_rows(tmp_path / "here.db"), database_rows(tmp_path / "workers.db")
+    assert len(here["records"]) == len(rows_of_file(shared_file)) - 1
+    assert workers == here
+    result = run(
+        "export",
+        tmp_path / "workers.db",
+        "--dataset",
+        "ds",
+        "--as",
+        "source",
+        "--out",
+        tmp_path / "out.jsonl",
+    )
+    assert result.exit_code == 0, result.output
+    exported = rows_of(tmp_path / "out.jsonl")
+    assert exported == [row for i, row in enumerate(rows_of_file(changed)) if i != BAD]
+
+
+def rows_of_file(path: Path) -> list[dict]:
+    return pq.read_table(path).to_pylist()
+
+
+def test_a_repeated_id_keeps_one_reader(tmp_path: Path) -> None:
+    rows = ragbench_rows(2 * parquet.READ_ROWS + 3)
+    rows[-1]["id"] = rows[1]["id"]
+    path = write(tmp_path / "repeats.parquet", rows)
+    assert import_pipeline._shares(path, "ragbench") == 1
+    assert import_pipeline._shares(path, "rgb") == 1  # (only formats read row by row alone)
