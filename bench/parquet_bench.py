@@ -4,10 +4,11 @@ Generates the RAGBench-style file of ``import_bench.py`` (default 100,000 rows),
 the same rows as parquet (pyarrow, row groups of 10,000), then times
 ``python -m ragreview import`` of each into a fresh DB, alternating. Prints both
 throughputs (medians over ``--repeat`` runs) and the ratio JSONL time / parquet time
-(target >= 1.0: parquet no slower than the same rows as JSON Lines). Each row still costs
-more than a JSON line (Arrow's decode, on a thread of its own, ``to_pylist`` and the JSON
-text the record keeps as its source, against one ``orjson.loads``), so the ratio depends on
-a core being free for the decode. Needs pyarrow (the ``parquet`` extra).
+(target >= 1.0: parquet no slower than the same rows as JSON Lines). Each row costs more
+CPU than a JSON line (Arrow's decode, ``to_pylist`` and the JSON text the record keeps as
+its source, against one ``orjson.loads``); the import wins it back by sharing the file's
+batches between two workers (``services.import_pipeline``), so the ratio needs both cores.
+Needs pyarrow (the ``parquet`` extra).
 
     python bench/parquet_bench.py [--records N] [--repeat R] [--keep DIR]
 """
