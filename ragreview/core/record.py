@@ -135,30 +135,37 @@ _LIST = {list}
 _STR = {str}
 
 
-def _pairs(items: list) -> tuple[Sentence, ...] | None:
-    """Non-empty, well-formed ``[key, text]`` pairs with distinct keys; None when
-    anything is off (``_keyed`` then names the offending entry). One unpacking pass,
-    then set/map/zip calls instead of per-entry checks: this runs for every sentence
-    list on import."""
+def _pairs(items: list) -> tuple[tuple[Sentence, ...], set[str]] | None:
+    """Non-empty, well-formed ``[key, text]`` pairs with distinct keys, and the set of
+    their keys; None when anything is off (``_keyed`` then names the offending entry).
+    One unpacking pass, then set/map/zip calls instead of per-entry checks: this runs
+    for every sentence list on import."""
     try:
         pairs = [(key, text) for key, text in items]
     except (TypeError, ValueError):  # an entry that is not a pair
         return None
     keys, texts = zip(*pairs)
+    keyset = set(keys)
     if (
         set(map(type, keys)) != _STR
         or set(map(type, texts)) != _STR
         or set(map(type, items)) != _LIST  # ("ab" and {"a": 1, "b": 2} unpack too)
-        or len(set(keys)) != len(keys)
+        or len(keyset) != len(keys)
     ):
         return None
-    return tuple(pairs)
+    return tuple(pairs), keyset
 
 
 def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
+    return _keyed_set(value, field_name)[0]
+
+
+def _keyed_set(value: Any, field_name: str) -> tuple[tuple[Sentence, ...], set[str]]:
+    """``[key, text]`` pairs as tuples, and their keys; RecordError naming the first
+    malformed entry."""
     items = _list(value, field_name)
     if not items:
-        return ()
+        return (), set()
     fast = _pairs(items)
     if fast is not None:
         return fast
@@ -175,7 +182,7 @@ def _keyed(value: Any, field_name: str) -> tuple[Sentence, ...]:
             raise RecordError(where, f"duplicate key {key!r}")
         seen.add(key)
         out.append((key, text))
-    return tuple(out)
+    return tuple(out), seen
 
 
 def _number(value: Any, field_name: str) -> float | None:
@@ -216,8 +223,7 @@ def parse_record(obj: Any) -> Record:
         where = f"documents[{i}]"
         if not isinstance(doc, dict):
             raise RecordError(where, f"expected an object, got {kind_of(doc)}")
-        sentences = _keyed(doc.get("sentences"), where + ".sentences")
-        keys = {key for key, _ in sentences}
+        sentences, keys = _keyed_set(doc.get("sentences"), where + ".sentences")
         if not doc_keys.isdisjoint(keys):
             dup = next(key for key, _ in sentences if key in doc_keys)
             raise RecordError(where + ".sentences", f"duplicate key {dup!r}")

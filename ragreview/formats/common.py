@@ -26,7 +26,7 @@ from .base import ExportRecord
 from .json_limits import TOO_DEEP, non_finite
 from .jsonio import array_document, iter_lines_raw
 from .locator import Locator
-from .parquet import Skipped
+from .parquet import Skipped, is_table
 
 
 @dataclass
@@ -42,6 +42,7 @@ class Draft:
     reviewers: tuple[tuple[str, str, str, Any, str | None], ...] = ()  # see ImportItem
     row: Any = None  # the parsed line ``source`` is the text of (see ImportItem.row)
     raw: bytes | None = None  # ``source`` as UTF-8 bytes, where read so (ImportItem.raw)
+    line: bool = True  # ``source`` is a line of a text file (not a table's row)
 
 
 def unexpected(err: Exception) -> RecordError:
@@ -122,7 +123,7 @@ def finish(
                 )
             else:
                 first_seen[sid] = (line(draft), rid)
-        own = sid is not None and rid == sid and draft.source is not None
+        own = sid is not None and rid == sid and draft.source is not None and draft.line
         yield ImportItem(
             draft.position, record, judge, {}, draft.source, reviewers, own, draft.row, draft.raw
         )
@@ -180,6 +181,8 @@ def line_drafts(
         yield from _array_drafts(path, text, records, draft, nan)
         return
     number = 0
+    # a table's rows are not lines a re-import can skip unparsed (jsonio.KnownLines)
+    lines = text is not None or not is_table(path)
     for line_no, line, obj, raw in iter_lines_raw(path, text, nan):
         if type(obj) is Skipped:  # another process's rows (parquet.share)
             number += obj.rows
@@ -196,6 +199,7 @@ def line_drafts(
             continue
         if made.source is line:  # (the row, for storing its text once: store.compact)
             made.row, made.raw = obj, raw
+        made.line = lines
         yield made
 
 

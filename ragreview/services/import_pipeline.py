@@ -182,6 +182,7 @@ def _work(
         os.nice(NICE)
     read = 0
     batch: list[Entry] = []
+    shared = share is not None
 
     def send(kind: str, payload: Any) -> None:
         nonlocal read
@@ -206,7 +207,9 @@ def _work(
                 batch.append(
                     entry
                     if isinstance(entry, (InputError, Unchanged))
-                    else prepare(entry, settings, hashed=share is not None)
+                    # (two workers have spare time for the hashes; they share only
+                    # parquet rows of formats that read a row without changing it)
+                    else prepare(entry, settings, hashed=shared, row_text=shared)
                 )
                 if len(batch) >= BATCH:
                     send("entries", batch)

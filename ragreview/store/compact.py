@@ -25,11 +25,16 @@ Path = list[str | int]
 
 
 def compact(
-    data: Mapping[str, Any], row: Any, source: str, raw: bytes | None = None
+    data: Mapping[str, Any],
+    row: Any,
+    source: str,
+    raw: bytes | None = None,
+    checked: bool = False,
 ) -> tuple[str, str] | None:
     """(the source without what ``data`` holds, the refs as JSON), or None when that
     would not give ``source`` back exactly (or would save nothing). ``raw``: the
-    source's UTF-8 bytes, where the caller has them."""
+    source's UTF-8 bytes, where the caller has them; ``checked``: the caller knows
+    they are orjson's text of ``row`` as it is (then not written again to compare)."""
     if type(row) is not dict:
         return None
     shared = _lists(data)
@@ -63,7 +68,7 @@ def compact(
         return None
     try:
         # another writer's spacing, NaN, a change
-        if orjson.dumps(row) != (source.encode() if raw is None else raw):
+        if not checked and orjson.dumps(row) != (source.encode() if raw is None else raw):
             return None
         return orjson.dumps(rest).decode(), orjson.dumps(refs).decode()
     except TypeError:  # (an integer beyond 64 bits)

@@ -5,6 +5,7 @@ with real processes, real parquet files and SQLite."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -109,3 +110,21 @@ def test_a_repeated_id_keeps_one_reader(tmp_path: Path) -> None:
     path = write(tmp_path / "repeats.parquet", rows)
     assert import_pipeline._shares(path, "ragbench") == 1
     assert import_pipeline._shares(path, "rgb") == 1  # (only formats read row by row alone)
+
+
+def test_a_tables_rows_keep_no_line_hash_and_reimport_through_the_workers(
+    tmp_path: Path, shared_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parquet row is no line a re-import could skip unparsed: no line hash is kept,
+    in process or by the workers, and re-importing the file finds every record
+    unchanged by its content hash."""
+    for name, min_bytes in (("here.db", 1 << 40), ("workers.db", 0)):
+        monkeypatch.setattr(import_pipeline, "PARALLEL_MIN_BYTES", min_bytes)
+        for _ in range(2):
+            result = run("import", shared_file, "--db", tmp_path / name)
+        assert "0 new, 0 changed, 784 unchanged" in result.output
+        db = sqlite3.connect(tmp_path / name)
+        assert db.execute(
+            "SELECT count(*) FROM records WHERE source_hash IS NOT NULL"
+        ).fetchone() == (0,)
+        db.close()
