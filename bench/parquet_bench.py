@@ -15,13 +15,13 @@ Needs pyarrow (the ``parquet`` extra).
 
 from __future__ import annotations
 
-import time
+import sys
 from pathlib import Path
 
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
-from import_bench import clean_up, generate, ragreview, report, setup
+from import_bench import clean_up, generate, report, setup, timed
 
 ROW_GROUP = 10_000
 
@@ -63,16 +63,27 @@ def main() -> None:
     mb = jsonl.stat().st_size / 1e6, parquet.stat().st_size / 1e6
     print(f"{args.records} rows: JSONL {mb[0]:.0f} MB, parquet {mb[1]:.0f} MB")
     jsonl_times, parquet_times = [], []
+    peaks: dict[str, int] = {"JSONL": 0, "parquet": 0}
     for _ in range(args.repeat):
-        for source, times in ((jsonl, jsonl_times), (parquet, parquet_times)):
+        for source, times, name in (
+            (jsonl, jsonl_times, "JSONL"),
+            (parquet, parquet_times, "parquet"),
+        ):
             db = folder / f"{source.suffix[1:]}.ragreview.db"
             for stale in folder.glob(f"{db.name}*"):
                 stale.unlink()
-            t = time.perf_counter()
-            ragreview("import", source, "--db", db)
-            times.append(time.perf_counter() - t)
+            elapsed, peak = timed(
+                [sys.executable, "-m", "ragreview", "import", str(source), "--db", str(db)]
+            )
+            times.append(elapsed)
+            peaks[name] = max(peaks[name], peak)
     # the formats issue's target: parquet at least as fast as the same rows as JSON Lines
     report("import JSONL", "import parquet", args.records, jsonl_times, parquet_times, 1.0)
+    # (memory that does not grow with the file: compare runs at two --records)
+    print(
+        "peak RSS, all processes: "
+        + ", ".join(f"{name} {peak / 2**20:.0f} MiB" for name, peak in peaks.items())
+    )
     clean_up(folder, args.keep)
 
 

@@ -19,6 +19,7 @@ import datetime
 import decimal
 import json
 import queue
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -38,6 +39,7 @@ BATCH_ROWS = 1_000  # rows per row group written
 # reading takes a third longer and more memory (measured: bench/parquet_bench.py).
 READ_ROWS = 256
 PREFETCH = 2  # batches decoded ahead of the one being converted
+READ_BUFFER = 1 << 20  # bytes of a column chunk read at a time
 JSON_COLUMNS_KEY = b"ragreview.json_columns"
 # Parquet has no "absent": a row without a field reads back null. When the rows do not
 # all have the same fields, this column lists each row's absent ones.
@@ -108,7 +110,10 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[Any]:
             return
         import pyarrow.parquet as pq
 
-        parquet = pq.ParquetFile(str(path))
+        # Read a column chunk a megabyte at a time, and keep nothing once decoded: with
+        # pre-buffering Arrow keeps every row group's bytes until the file is closed
+        # (a 100,000-row file grew a reader by 250 MB), and whole chunks are tens of MB.
+        parquet = pq.ParquetFile(str(path), pre_buffer=False, buffer_size=READ_BUFFER)
         names = parquet.schema_arrow.names
         wanted = None if columns is None else [c for c in columns if c in names]
         # (no Arrow threads: the import runs a process per core already)
@@ -270,6 +275,7 @@ def _prefetched(batches: Iterator[Any]) -> Iterator[Any]:
     finally:  # also when the caller stops early (the first row alone, for sniffing)
         stop.set()
         reader.join()
+        _release()
 
 
 def _put(ahead: queue.Queue[tuple[str, Any]], item: tuple[str, Any], stop: threading.Event) -> bool:
@@ -301,11 +307,21 @@ def count_ids(path: Path, field: str) -> Counter[str]:
     counts: Counter[str] = Counter()
     for batch in _batches(path, [field]):
         if field not in batch.schema.names:
-            return counts
+            break
         for value in batch.column(field).to_pylist():
             if value is not None:
                 counts[str(value)] += 1
+    _release()
     return counts
+
+
+def _release() -> None:
+    """Hand the memory Arrow freed back to the system: its allocator keeps it otherwise,
+    and the importing process, which only sniffs the file and counts its ids, would
+    hold the decoded batches' worth (about 50 MB) for the whole import."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:  # (none: the read failed for want of it)
+        pa.default_memory_pool().release_unused()
 
 
 # -- writing ------------------------------------------------------------------------------
