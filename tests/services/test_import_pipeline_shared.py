@@ -128,3 +128,36 @@ def test_a_tables_rows_keep_no_line_hash_and_reimport_through_the_workers(
             "SELECT count(*) FROM records WHERE source_hash IS NOT NULL"
         ).fetchone() == (0,)
         db.close()
+
+
+def test_a_sharing_worker_that_is_killed_is_reported(tmp_path: Path) -> None:
+    import multiprocessing
+    import os
+    import signal
+
+    from ragreview.core.errors import RagreviewError
+
+    # more rows than a worker may queue ahead (import_pipeline.AHEAD messages): the
+    # second worker cannot have sent all of its own before it is killed
+    rows = 2 * (import_pipeline.AHEAD * import_pipeline.BATCH + parquet.READ_ROWS)
+    path = write(tmp_path / "large.parquet", ragbench_rows(rows))
+    stream = import_pipeline.prepared(path, "ragbench", DEFAULTS)
+    next(stream)
+    second = next(p for p in multiprocessing.active_children() if p.name.endswith("-1"))
+    os.kill(second.pid, signal.SIGKILL)
+    with pytest.raises(RagreviewError, match="the import worker stopped"):
+        list(stream)
+    assert multiprocessing.active_children() == []
+
+
+def test_stopping_early_stops_both_workers(shared_file: Path) -> None:
+    import multiprocessing
+    import threading
+
+    before = threading.active_count()
+    stream = import_pipeline.prepared(shared_file, "ragbench", DEFAULTS)
+    next(stream)
+    assert len(multiprocessing.active_children()) == 2
+    stream.close()
+    assert threading.active_count() == before  # both receiving threads are gone
+    assert multiprocessing.active_children() == []
