@@ -161,3 +161,20 @@ def test_stopping_early_stops_both_workers(shared_file: Path) -> None:
     stream.close()
     assert threading.active_count() == before  # both receiving threads are gone
     assert multiprocessing.active_children() == []
+
+
+def test_the_shared_formats_reader_leaves_each_row_as_it_was() -> None:
+    """The sharing workers store a row's compact form unchecked (``prepare(row_text=…)``):
+    right only while the format's reader never changes the row it reads. (A format added
+    to SHARED_FORMATS needs its rows checked here.)"""
+    from ragreview.formats import ragbench
+
+    assert import_pipeline.SHARED_FORMATS == {"ragbench"}
+    rows = rows_of(RAGBENCH) + ragbench_rows(parquet.READ_ROWS + 6)
+    for number, row in enumerate(rows, start=1):
+        before = json.loads(json.dumps(row))
+        try:
+            ragbench.draft(row, number, number, json.dumps(row))
+        except Exception:  # noqa: BLE001 (the invalid row: an error, the row as it was)
+            pass
+        assert row == before
