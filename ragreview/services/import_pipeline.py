@@ -6,6 +6,11 @@ rest. For a large file a worker process (multiprocessing, spawn) reads and prepa
 the records and sends them here as pickled batches, so the two halves run on two
 cores. The records arrive in file order with the per-record errors among them, exactly
 as ``formats.read`` gives them; the worker never touches the database.
+
+A RAGBench parquet file gets two workers: turning its rows into Python objects costs
+more than parsing the same rows as JSON Lines, and its record batches can be shared
+(``formats.parquet.share``), each worker converting every other batch while this
+process takes them in turn.
 """
 
 from __future__ import annotations
@@ -177,8 +182,8 @@ def _work(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     gc.disable()  # as in the importer: no cycles, and the collector would cost a fifth
     if share is not None:
-        # more processes than cores: the parent, which stores, is the one that must
-        # never wait (the workers' batches queue up while it does)
+        # more processes than cores: when the parent has records to store it goes
+        # first (the workers' batches queue up meanwhile)
         os.nice(NICE)
     read = 0
     batch: list[Entry] = []
