@@ -96,4 +96,10 @@ class RagreviewApp(App[None]):
 
 
 def run(db: sqlite_utils.Database, dataset: str, reviewer: str, blind: bool = False) -> None:
-    RagreviewApp(db, dataset, reviewer, blind=blind).run()
+    try:
+        RagreviewApp(db, dataset, reviewer, blind=blind).run()
+    finally:
+        # Closed, not left to the interpreter's exit: the last connection's close moves
+        # the WAL into the file and removes it, so the .db file alone holds every label
+        # (one copied without its -wal would otherwise miss the session's last ones).
+        db.conn.close()

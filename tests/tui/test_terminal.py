@@ -77,6 +77,31 @@ def test_open_in_tmux_r_is_durable_after_kill(tmp_path, session):
     assert rows == [("covid-1", "relevant", "0a", "false", "tmux-tester")]
 
 
+def test_quitting_leaves_every_label_in_the_db_file_alone(tmp_path, session):
+    """After q the WAL is moved into the file and removed: the .db file copied on its
+    own (no -wal beside it) still holds the session's last label."""
+    src = tmp_path / "demo.jsonl"
+    shutil.copy(DEMO, src)
+    start(session, tmp_path, str(src))
+    wait_for(session, "0/5 reviewed")
+    tmux("send-keys", "-t", session, "r")
+    wait_for(session, "≠")
+    tmux("send-keys", "-t", session, "q")
+    db = tmp_path / "demo.ragreview.db"
+    deadline = time.monotonic() + 20
+    while db.with_name(db.name + "-wal").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not db.with_name(db.name + "-wal").exists()
+    alone = tmp_path / "copy" / db.name
+    alone.parent.mkdir()
+    shutil.copy(db, alone)
+    conn = sqlite3.connect(alone)
+    assert conn.execute("SELECT name, target, value FROM human_labels").fetchall() == [
+        ("relevant", "0a", "false")
+    ]
+    conn.close()
+
+
 def test_open_in_tmux_blind_shows_markup_literally(tmp_path, session):
     markup = json.loads(DEMO.read_text().splitlines()[2])
     assert markup["id"] == "markup-1"
