@@ -130,18 +130,22 @@ def test_a_tables_rows_keep_no_line_hash_and_reimport_through_the_workers(
         db.close()
 
 
-def test_a_sharing_worker_that_is_killed_is_reported(tmp_path: Path) -> None:
+@pytest.fixture
+def large_file(tmp_path: Path) -> Path:
+    """More rows than a worker may queue ahead (import_pipeline.AHEAD messages): neither
+    worker can have sent all of its own, and exited, while the first are taken."""
+    rows = 2 * (import_pipeline.AHEAD * import_pipeline.BATCH + parquet.READ_ROWS)
+    return write(tmp_path / "large.parquet", ragbench_rows(rows))
+
+
+def test_a_sharing_worker_that_is_killed_is_reported(large_file: Path) -> None:
     import multiprocessing
     import os
     import signal
 
     from ragreview.core.errors import RagreviewError
 
-    # more rows than a worker may queue ahead (import_pipeline.AHEAD messages): the
-    # second worker cannot have sent all of its own before it is killed
-    rows = 2 * (import_pipeline.AHEAD * import_pipeline.BATCH + parquet.READ_ROWS)
-    path = write(tmp_path / "large.parquet", ragbench_rows(rows))
-    stream = import_pipeline.prepared(path, "ragbench", DEFAULTS)
+    stream = import_pipeline.prepared(large_file, "ragbench", DEFAULTS)
     next(stream)
     second = next(p for p in multiprocessing.active_children() if p.name.endswith("-1"))
     os.kill(second.pid, signal.SIGKILL)
@@ -150,12 +154,12 @@ def test_a_sharing_worker_that_is_killed_is_reported(tmp_path: Path) -> None:
     assert multiprocessing.active_children() == []
 
 
-def test_stopping_early_stops_both_workers(shared_file: Path) -> None:
+def test_stopping_early_stops_both_workers(large_file: Path) -> None:
     import multiprocessing
     import threading
 
     before = threading.active_count()
-    stream = import_pipeline.prepared(shared_file, "ragbench", DEFAULTS)
+    stream = import_pipeline.prepared(large_file, "ragbench", DEFAULTS)
     next(stream)
     assert len(multiprocessing.active_children()) == 2
     stream.close()
