@@ -80,15 +80,7 @@ def rows(
 
 def record_values(db: sqlite_utils.Database, rowid: int) -> dict[str, dict[str, float | None]]:
     """A record's stored metrics: ``{"judge": {...}, "effective": {...}}`` (public names)."""
-    out: dict[str, dict[str, float | None]] = {layer: {} for layer in LAYERS}
-    for layer, name, value in db.conn.execute(
-        "SELECT layer, name, value FROM record_metrics WHERE record = ? "
-        "AND layer IN ('judge', 'effective') ORDER BY name",
-        (rowid,),
-    ):
-        if is_public(name):
-            out[layer][name] = value
-    return out
+    return records_values(db, [rowid])[rowid]
 
 
 def records_values(
