@@ -181,13 +181,13 @@ def _work(
     and marks where each ends, so that the parent takes the workers' batches in turn."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     gc.disable()  # as in the importer: no cycles, and the collector would cost a fifth
-    if share is not None:
+    shared = share is not None
+    if shared:
         # more processes than cores: when the parent has records to store it goes
         # first (the workers' batches queue up meanwhile)
         os.nice(NICE)
     read = 0
     batch: list[Entry] = []
-    shared = share is not None
 
     def send(kind: str, payload: Any) -> None:
         nonlocal read
@@ -206,7 +206,8 @@ def _work(
 
     try:
         _fmt, stream = formats.read(Path(path), fmt)  # (its peek at the head is not progress)
-        with reporting_bytes(count), _shared(share, turn):
+        sharing = nullcontext() if share is None else parquet.share(*share, turn)
+        with reporting_bytes(count), sharing:
             for entry in stream:
                 # (errors and warnings alike pass through as they are)
                 batch.append(
@@ -232,9 +233,3 @@ def _work(
             pass
     finally:
         sender.close()
-
-
-def _shared(share: tuple[int, int] | None, turn: Callable[[int], None]) -> Any:
-    if share is None:
-        return nullcontext()
-    return parquet.share(share[0], share[1], turn)
