@@ -95,7 +95,19 @@ def open_target(
 ) -> Opened:
     """The DB for PATH; a source file not yet imported is imported first.
 
-    ``read_only`` (commands that only read) opens an existing DB with ``mode=ro``."""
+    ``read_only`` (commands that only read) opens an existing DB that cannot be written
+    (``store.db.connect_read_only``). The DB is closed when the command ends, so SQLite
+    folds its WAL into the file and removes the ``-wal`` and ``-shm`` files."""
+    opened = _open(path, db, dataset, mapping, read_only)
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.call_on_close(opened.db.conn.close)
+    return opened
+
+
+def _open(
+    path: str, db: str | None, dataset: str | None, mapping: dict[str, str] | None, read_only: bool
+) -> Opened:
     target = resolve(path, db, dataset)
     if target.input_path is not None:
         assert target.dataset is not None

@@ -116,15 +116,27 @@ def _unsummed(conn: sqlite3.Connection) -> bool:
 
 
 def connect_read_only(path: str | Path) -> sqlite3.Connection:
-    """A connection that cannot write (SQLite URI ``mode=ro``).
+    """A connection that cannot write.
 
-    A WAL database is read with its ``-shm`` index, which a reader must be able to
-    create when the last writer removed it; on a read-only mount it cannot, and SQLite
-    says "unable to open". Nobody can be writing there, so the file is then opened as
-    ``immutable`` (no locks, no WAL index)."""
-    uri = Path(path).resolve().as_uri()
-    if not Path(path).is_file():  # mode=ro never creates: say so plainly
+    Where the file and its folder are writable it is an ordinary connection with
+    ``query_only`` on: SQLite refuses every change, and when the last connection closes
+    it removes the ``-wal`` and ``-shm`` files a reader of a WAL database creates (a
+    ``mode=ro`` connection leaves them behind, empty, after every read-only command).
+
+    Elsewhere it is SQLite's ``mode=ro``. A WAL database is read with its ``-shm``
+    index, which a reader must be able to create when the last writer removed it; on a
+    read-only mount it cannot, and SQLite says "unable to open". Nobody can be writing
+    there, so the file is then opened as ``immutable`` (no locks, no WAL index)."""
+    file = Path(path)
+    if not file.is_file():  # (neither way creates a file: say so plainly)
         raise DatabaseProblem(f"{path}: no such database")
+    if os.access(file, os.W_OK) and os.access(file.resolve().parent, os.W_OK):
+        conn = sqlite3.connect(str(file), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        conn.execute("PRAGMA query_only=ON")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+    uri = file.resolve().as_uri()
     conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
     try:
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -139,6 +139,26 @@ def test_read_only_open_cannot_write(tmp_path, demo_path):
     assert not (tmp_path / "missing.db").exists()
 
 
+def test_read_only_commands_leave_no_wal_or_shm_beside_the_db(tmp_path, demo_path, run_cli):
+    # (a mode=ro reader created both and, unable to remove them, left them after every
+    # command; agreement also keeps its connection from being collected at exit)
+    db_path = labelled_db(tmp_path, demo_path)
+    for args in (
+        ("metrics", db_path),
+        ("metrics", db_path, "--per-record", "--json"),
+        ("agreement", db_path, "--json"),
+        ("agreement", db_path, "--html", tmp_path / "report.html"),
+        ("log", db_path),
+        ("conflicts", db_path),
+        ("runs", db_path),
+        ("export", db_path, "--as", "csv", "--out", tmp_path / "out.csv"),
+    ):
+        done = run_cli(*args)
+        assert done.returncode == 0, (args, done.stderr)
+        beside = sorted(p.name for p in tmp_path.glob(db_path.name + "-*"))
+        assert beside == [], (args, beside)
+
+
 # -- a real small filesystem ---------------------------------------------------------
 
 
