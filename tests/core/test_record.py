@@ -85,6 +85,27 @@ def test_only_id_is_required_and_integer_ids_become_strings() -> None:
             "documents[1].sentences",
         ),
         ({"id": "x", "documents": [{"sentences": [], "title": 1}]}, "documents[0].title"),
+        # (all documents' sentences are checked as one list first: each case names the
+        # same field as a check of one document after another)
+        ({"id": "x", "documents": [{"sentences": [["0a", "t"]]}, 3]}, "documents[1]"),
+        (
+            {"id": "x", "documents": [{"sentences": [["0a", "t"]]}, {"sentences": "0b"}]},
+            "documents[1].sentences",
+        ),
+        (
+            {"id": "x", "documents": [{"sentences": [["0a", "t"]]}, {"sentences": [["0b", 1]]}]},
+            "documents[1].sentences[0][1]",
+        ),
+        (
+            {
+                "id": "x",
+                "documents": [
+                    {"sentences": [["0a", "t"]]},
+                    {"sentences": [["0b", "u"]], "title": 2},
+                ],
+            },
+            "documents[1].title",
+        ),
         ({"id": "x", "response": "raw text"}, "response"),
         ({"id": "x", "response": [["a", None]]}, "response[0][1]"),
         ({"id": "x", "references": "gold"}, "references"),
@@ -110,6 +131,32 @@ def test_invalid_records_name_the_field(obj: object, field: str) -> None:
     assert info.value.field == field
     assert info.value.message
     assert str(info.value).startswith(f"{field}: " if field else info.value.message)
+
+
+def test_each_document_keeps_its_own_sentences() -> None:
+    rec = parse_record(
+        {
+            "id": "x",
+            "documents": [
+                {"sentences": [["0a", "A."], ["0b", "B."]], "id": 7},
+                {"sentences": []},
+                {"sentences": None, "title": "T"},
+                {"sentences": [["3a", "C."]]},
+            ],
+        }
+    )
+    assert [d.sentences for d in rec.documents] == [
+        (("0a", "A."), ("0b", "B.")),
+        (),
+        (),
+        (("3a", "C."),),
+    ]
+    assert [(d.id, d.title) for d in rec.documents] == [
+        ("7", None),
+        (None, None),
+        (None, "T"),
+        (None, None),
+    ]
 
 
 def test_resolve_target_accepts_trailing_dot() -> None:
