@@ -9,12 +9,11 @@ labels is then stored from its prepared rows alone.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..core.gc_pause import gc_paused
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
 from . import bulk, compact, history, metric_bulk, metric_rows, reviewer_layers, run_layers
@@ -148,25 +147,6 @@ def _item(prepared: Prepared) -> ImportItem:
     )
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while the records stream in.
-
-    Every parsed row and record is a tree of new containers that outlives a young
-    collection (a batch is held until it is flushed), so the collector keeps rescanning
-    a growing old generation: about a fifth of the import's time. Import creates no
-    reference cycles (reference counting frees each batch), so nothing piles up; the
-    collector's previous state is restored however the import ends.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def import_records(
     db: sqlite_utils.Database,
     dataset: str,
@@ -192,7 +172,7 @@ def import_records(
     """
     summary = ImportSummary()
     conn = db.conn
-    with write(conn), _gc_paused():
+    with write(conn), gc_paused():
         _upsert_dataset(conn, dataset, fmt, source_path, source_document)
         settings = store_settings.get_all(db, dataset)
         batch = _Batch(db, dataset, reviewer, source_path)
