@@ -199,7 +199,8 @@ def _documents(docs: list) -> tuple[Document, ...]:
     Every document's sentences are checked as one list (one ``_pairs`` call per record
     instead of one per document: a fifth of a RAGBench record's parse); anything off
     is then found, and named, document by document."""
-    lists = [doc.get("sentences") if type(doc) is dict else False for doc in docs]
+    # (False: not an object, found and named by the check one by one)
+    lists: list[Any] = [doc.get("sentences") if type(doc) is dict else False for doc in docs]
     flat = [pair for sentences in lists if type(sentences) is list for pair in sentences]
     fast = _pairs(flat) if flat else ((), set())
     if fast is None or not all(type(s) is list or s is None for s in lists):
