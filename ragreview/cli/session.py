@@ -96,8 +96,10 @@ def open_target(
     """The DB for PATH; a source file not yet imported is imported first.
 
     ``read_only`` (commands that only read) opens an existing DB that cannot be written
-    (``store.db.connect_read_only``). The DB is closed when the command ends, so SQLite
-    folds its WAL into the file and removes the ``-wal`` and ``-shm`` files."""
+    (``store.db.connect_read_only``). The DB is closed when the command ends (the TUI's
+    too), not left to the interpreter's exit: the last connection's close folds the WAL
+    into the file and removes the ``-wal`` and ``-shm`` files, so the .db file alone holds
+    every label (one copied without its -wal would otherwise miss the last ones)."""
     opened = _open(path, db, dataset, mapping, read_only)
     context = click.get_current_context(silent=True)
     if context is not None:

@@ -96,10 +96,5 @@ class RagreviewApp(App[None]):
 
 
 def run(db: sqlite_utils.Database, dataset: str, reviewer: str, blind: bool = False) -> None:
-    try:
-        RagreviewApp(db, dataset, reviewer, blind=blind).run()
-    finally:
-        # Closed, not left to the interpreter's exit: the last connection's close moves
-        # the WAL into the file and removes it, so the .db file alone holds every label
-        # (one copied without its -wal would otherwise miss the session's last ones).
-        db.conn.close()
+    # (`ragreview open` closes the DB when the command ends: cli.session.open_target)
+    RagreviewApp(db, dataset, reviewer, blind=blind).run()
