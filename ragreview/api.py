@@ -268,8 +268,9 @@ def open(  # noqa: A001 (ragreview.open, like the CLI's `ragreview open`)
 
         bad = importing.invalid_records(path, format, mapping)
         if bad:
-            records = "record" if len(bad) == 1 else "records"
-            raise RagreviewError(f"{len(bad)} invalid {records}, nothing imported; first: {bad[0]}")
+            raise RagreviewError(
+                f"{importing.invalid_count(len(bad))}, nothing imported; first: {bad[0]}"
+            )
     if not db_path.exists():
         from .store.db import building
 

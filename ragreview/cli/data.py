@@ -12,6 +12,7 @@ from .. import formats
 from ..core.safe_text import printable
 from ..formats import catalogue, mapped
 from ..services import export
+from ..services.importing import invalid_count
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option, json_option, map_option
@@ -52,7 +53,9 @@ def import_cmd(
             errors = check_file(target.input_path, fmt, mapping)
             if errors:
                 report_errors(errors)
-                raise click.ClickException(f"{_invalid(len(errors))}; nothing imported (--strict)")
+                raise click.ClickException(
+                    f"{invalid_count(len(errors))}; nothing imported (--strict)"
+                )
         _db, summary, errors = import_target(
             target, formats.read(target.input_path, fmt, mapping), mapping
         )
@@ -65,7 +68,7 @@ def import_cmd(
     click.echo(printable(line, one_line=True), err=True)
     if errors:
         were = "was" if len(errors) == 1 else "were"
-        raise click.ClickException(f"{_invalid(len(errors))} {were} skipped")
+        raise click.ClickException(f"{invalid_count(len(errors))} {were} skipped")
 
 
 @cli.command("export")
@@ -178,7 +181,3 @@ def formats_cmd(as_json: bool) -> None:
         "Parquet files and datasets.save_to_disk directories hold the rows of any row "
         "format. Your own JSON Lines or CSV: --map target=path,… (docs/formats.md)."
     )
-
-
-def _invalid(n: int) -> str:
-    return f"{n} invalid record{'' if n == 1 else 's'}"

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 Progress = Callable[[int], None]
 
 
+def invalid_count(n: int) -> str:
+    """ "1 invalid record", "2 invalid records": how the CLI and the API say it."""
+    return f"{n} invalid record{'' if n == 1 else 's'}"
+
+
 def invalid_records(
     path: Path,
     fmt: str | None = None,
