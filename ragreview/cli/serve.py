@@ -37,6 +37,14 @@ def _token(token: str | None, token_file: str | None) -> str | None:
     metavar="FILE",
     help="Read the token from FILE's first line (keeps it out of the process list).",
 )
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name browsers use to reach the server (a proxy's, the machine's "
+    "address); pages from it may connect. Needs a token. Repeatable.",
+)
 @click.option("--blind", is_flag=True, help="Hide the judge's labels until revealed.")
 def serve(
     path: str,
@@ -46,14 +54,17 @@ def serve(
     port: int,
     token: str | None,
     token_file: str | None,
+    allow_hosts: tuple[str, ...],
     blind: bool,
 ) -> None:
     """Serve the review UI of PATH to browsers; each browser is one reviewer.
 
     Open http://HOST:PORT/ (with ?token=TOKEN the first time when there is a token).
-    Listening anywhere but on loopback needs a token.
+    Listening anywhere but on loopback needs a token; without one, only requests
+    addressed to a loopback name (127.0.0.1, localhost, [::1]) are answered.
     """
-    from ..services.serve import ReviewServer, is_loopback
+    from ..services.serve import ReviewServer
+    from ..services.serve_hosts import is_loopback
 
     secret = _token(token, token_file)
     if secret is None and not is_loopback(host):
@@ -61,13 +72,26 @@ def serve(
             f"serving on {host} needs --token or --token-file (anyone who reaches it "
             "could change labels); use 127.0.0.1 behind SSH forwarding instead"
         )
+    if secret is None and allow_hosts:
+        raise click.ClickException(
+            "--allow-host needs --token or --token-file: without a token only loopback "
+            "addresses are answered"
+        )
     with user_errors():
         opened = open_target(path, db, dataset)
     from ..store import browse
 
     db_path = browse.database_path(opened.db)
     opened.db.conn.close()
-    server = ReviewServer(db_path, opened.dataset, host=host, port=port, token=secret, blind=blind)
+    server = ReviewServer(
+        db_path,
+        opened.dataset,
+        host=host,
+        port=port,
+        token=secret,
+        blind=blind,
+        allow_hosts=allow_hosts,
+    )
     try:
         server.serve()
     except OSError as err:  # the port is taken, the address is not this machine's, …

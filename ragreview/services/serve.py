@@ -12,13 +12,13 @@ import asyncio
 import hashlib
 import hmac
 import html
-import ipaddress
 import logging
 import shlex
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
 
 import aiohttp_jinja2
 from aiohttp import web
@@ -26,6 +26,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from ..core.reviewer_name import MAX_REVIEWER_LENGTH, clean_reviewer
+from .serve_hosts import HostRules
 
 log = logging.getLogger("ragreview.serve")
 
@@ -34,15 +35,6 @@ REVIEWER_ENV = "RAGREVIEW_REVIEWER"  # read by ragreview.tui.served
 REVIEWER_COOKIE = "ragreview_reviewer"
 TOKEN_COOKIE = "ragreview_auth"
 COOKIE_AGE = 365 * 24 * 3600
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to anything
 
 
 def _proof(token: str) -> str:
@@ -75,6 +67,7 @@ class ReviewServer(Server):
         port: int = 8000,
         token: str | None = None,
         blind: bool = False,
+        allow_hosts: Iterable[str] = (),
     ) -> None:
         command = [sys.executable, "-m", "ragreview.tui.served", db_path, dataset]
         super().__init__(
@@ -87,6 +80,7 @@ class ReviewServer(Server):
         self.dataset = dataset
         self._token = token
         self._proof = _proof(token) if token else None
+        self.rules = HostRules(token=token is not None, host=host, allow=allow_hosts)
         self._sockets: set[web.WebSocketResponse] = set()
 
     # -- the web app ------------------------------------------------------------------
@@ -100,10 +94,21 @@ class ReviewServer(Server):
 
     @web.middleware
     async def _gate(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """With a token, every request must carry it (before any app process starts):
-        ``?token=`` on the first visit, which sets a cookie and reloads the page
-        without it (out of the address bar and history), or the cookie afterwards, or
-        ``Authorization: Bearer``. Nothing here logs a URL."""
+        """First the Host and Origin rules (serve_hosts: without a token only a
+        loopback Host; an Origin only of an allowed host and this server's own page),
+        for every request, before any app process starts. Then, with a token, every
+        request must carry it: ``?token=`` on the first visit, which sets a cookie and
+        reloads the page without it (out of the address bar and history), or the
+        cookie afterwards, or ``Authorization: Bearer``. Nothing here logs a URL."""
+        host = request.headers.get("Host")
+        if not self.rules.host_ok(host):
+            raise web.HTTPForbidden(
+                text="ragreview: without a token this server answers only loopback "
+                "addresses: open http://127.0.0.1:PORT/ or http://localhost:PORT/\n"
+            )
+        origin = request.headers.get("Origin")
+        if origin is not None and not self.rules.origin_ok(origin, host):
+            raise web.HTTPForbidden(text="ragreview: request from another site\n")
         if self._token is None or self._proof is None:
             return await handler(request)
         given = request.query.get("token")
@@ -162,7 +167,7 @@ class ReviewServer(Server):
         return web.Response(text=page, content_type="text/html")
 
     async def handle_reviewer_set(self, request: web.Request) -> web.Response:
-        _same_site(request)
+        # (another site's form post is refused by the gate's Origin rule)
         form = await request.post()
         name = clean_reviewer(str(form.get("reviewer", "")))
         if not name:
@@ -188,9 +193,9 @@ class ReviewServer(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """textual-serve's handler, with the reviewer's name handed to the app and a
-        check that the page connecting is this server's own (another web site open in
-        the reviewer's browser must not drive the app)."""
-        _same_site(request)
+        check (the gate's Origin rule, already passed) that the page connecting is this
+        server's own: another web site open in the reviewer's browser must not drive
+        the app."""
         reviewer = self._reviewer(request)
         if not reviewer:
             raise web.HTTPForbidden(text="ragreview: sign in at /reviewer first\n")
@@ -228,6 +233,12 @@ class ReviewServer(Server):
             markup=False,
             highlight=False,
         )
+        if self._token is not None:  # which addresses a browser may use (--allow-host adds)
+            self.console.print(
+                f"ragreview: pages accepted from {self.rules.described()}",
+                markup=False,
+                highlight=False,
+            )
 
     async def on_shutdown(self, app: web.Application) -> None:
         # Close the browsers' connections: each handler then stops its app process
@@ -252,15 +263,6 @@ class ReviewServer(Server):
 
 def _is_https(request: web.Request) -> bool:
     return request.secure or request.headers.get("X-Forwarded-Proto", "") == "https"
-
-
-def _same_site(request: web.Request) -> None:
-    """Refuse a request made by a page of another site (a web page open in the
-    reviewer's browser must not drive the app or rename the reviewer)."""
-    origin = request.headers.get("Origin")
-    hosts = {request.host, request.headers.get("X-Forwarded-Host")}
-    if origin is not None and urlsplit(origin).netloc not in hosts:
-        raise web.HTTPForbidden(text="ragreview: request from another site\n")
 
 
 def _int(value: str | None, default: int) -> int:

@@ -13,7 +13,7 @@ import pytest
 from aiohttp import ClientSession, CookieJar, WSServerHandshakeError
 
 from ragreview.core.reviewer_name import clean_reviewer
-from ragreview.services.serve import is_loopback
+from ragreview.services.serve_hosts import is_loopback
 from tests.conftest import subprocess_env
 from tests.serve.conftest import children
 
