@@ -79,8 +79,14 @@ def serve(
         )
     with user_errors():
         opened = open_target(path, db, dataset)
+    from ..services.serve_sessions import release_dead_leases
     from ..store import browse
 
+    freed = release_dead_leases(opened.db)  # sessions killed with an earlier server
+    if freed:
+        click.echo(
+            f"released {freed} lease(s) of sessions that ended with an earlier server", err=True
+        )
     db_path = browse.database_path(opened.db)
     opened.db.conn.close()
     server = ReviewServer(

@@ -13,8 +13,10 @@ import hashlib
 import hmac
 import html
 import logging
+import os
 import shlex
 import sys
+from asyncio.subprocess import Process
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from textual_serve.server import Server
 
 from ..core.reviewer_name import MAX_REVIEWER_LENGTH, clean_reviewer
 from .serve_hosts import HostRules
+from .serve_sessions import SERVER_PID_ENV
 
 log = logging.getLogger("ragreview.serve")
 
@@ -45,16 +48,32 @@ def _proof(token: str) -> str:
 
 class _SessionApp(AppService):
     """One connection's app process, with its reviewer's name in the environment (not
-    the command line, which a shell parses and textual-serve may log)."""
+    the command line, which a shell parses and textual-serve may log). Started without
+    a shell, so the server is its parent: the process ends when the server does, even
+    after SIGKILL (services.serve_sessions)."""
 
-    def __init__(self, command: str, *, reviewer: str, **kwargs: Any) -> None:
-        super().__init__(command, **kwargs)
+    def __init__(self, argv: list[str], *, reviewer: str, **kwargs: Any) -> None:
+        super().__init__(shlex.join(argv), **kwargs)
+        self.argv = argv
         self.reviewer = reviewer
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = super()._build_environment(width, height)
         env[REVIEWER_ENV] = self.reviewer
+        env[SERVER_PID_ENV] = str(os.getpid())
         return env
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        self._process = process = await asyncio.create_subprocess_exec(
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self._build_environment(width=width, height=height),
+        )
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
 
 
 class ReviewServer(Server):
@@ -70,8 +89,9 @@ class ReviewServer(Server):
         allow_hosts: Iterable[str] = (),
     ) -> None:
         command = [sys.executable, "-m", "ragreview.tui.served", db_path, dataset]
+        self.argv = command + (["--blind"] if blind else [])
         super().__init__(
-            shlex.join(command + (["--blind"] if blind else [])),
+            shlex.join(self.argv),
             host=host,
             port=port,
             title=f"ragreview · {dataset}",
@@ -207,7 +227,7 @@ class ReviewServer(Server):
             await websocket.prepare(request)
             self._sockets.add(websocket)
             app_service = _SessionApp(
-                self.command,
+                self.argv,
                 reviewer=reviewer,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,

@@ -4,12 +4,19 @@ With several reviewers on one database (``ragreview serve``), each session lease
 record it opens; the others see who holds it and their queues (first unreviewed,
 ``n``) pass it by. A session holds at most one lease. A lease lapses ``LEASE_SECONDS``
 after it was last renewed, so a closed browser or a killed process frees its record
-without anyone cleaning up. Leases are not history: nothing here reaches the events.
+without anyone cleaning up. A session id made by ``process_session`` names the process
+holding it, so a server starting again frees at once the leases of sessions whose
+process is gone (``release_dead``) instead of passing their records by until they
+lapse. Leases are not history: nothing here reaches the events.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import time
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -140,3 +147,35 @@ def held_by_others(
             (dataset, session, _now(now)),
         ).fetchall()
     )
+
+
+def process_session(pid: int | None = None) -> str:
+    """A session id naming the process that holds its lease: ``<host>/<pid>/<random>``
+    (host names hold no ``/``)."""
+    return f"{socket.gethostname()}/{os.getpid() if pid is None else pid}/{uuid.uuid4().hex[:8]}"
+
+
+def _process_of(session: str) -> tuple[str, int] | None:
+    parts = session.rsplit("/", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None  # a session id of another kind (a test's, an older version's)
+    return parts[0], int(parts[1])
+
+
+def release_dead(db: sqlite_utils.Database, alive: Callable[[int], bool]) -> int:
+    """Drop the leases of this machine's sessions whose process is not ``alive`` (a
+    session killed with its server). Sessions of another machine or of an id without a
+    process are left to lapse. How many leases went."""
+    host = socket.gethostname()
+    sessions = [s for (s,) in db.conn.execute("SELECT DISTINCT session FROM leases")]
+    dead = [
+        s
+        for s in sessions
+        if (held := _process_of(s)) is not None and held[0] == host and not alive(held[1])
+    ]
+    if not dead:
+        return 0
+    with write(db.conn):
+        marks = ",".join("?" * len(dead))
+        cursor = db.conn.execute(f"DELETE FROM leases WHERE session IN ({marks})", dead)
+    return cursor.rowcount

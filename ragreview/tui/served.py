@@ -3,7 +3,8 @@
 textual-serve starts ``python -m ragreview.tui.served DB DATASET [--blind]`` per
 browser connection, with the reviewer's name (from the sign-in page) in
 ``RAGREVIEW_REVIEWER``. The session leases the records it opens and keeps its lease
-while the reviewer is active (docs/serve.md).
+while the reviewer is active (docs/serve.md). It ends with the server, even one killed
+with SIGKILL (services.serve_sessions), releasing its lease on the way out.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from textual import events
 from textual.screen import Screen
 
 from ..core.reviewer_name import clean_reviewer
-from ..store import open_database
+from ..services.serve_sessions import SERVER_PID_ENV, end_with_server, release_lease
+from ..store import leases, open_database
 from .app import RagreviewApp
 from .others import OtherReviewers
 from .screens.review import ReviewScreen
@@ -59,9 +61,14 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     db_path, dataset = args[0], args[1]
     reviewer = clean_reviewer(os.environ.get(REVIEWER_ENV, "")) or "reviewer"
+    session = leases.process_session()  # names this process: see leases.release_dead
+    server = os.environ.get(SERVER_PID_ENV, "")
+    end_with_server(
+        int(server) if server.isdigit() else None, lambda: release_lease(db_path, session)
+    )
     db = open_database(db_path)
     try:
-        ServedApp(db, dataset, reviewer, blind="--blind" in args[2:]).run()
+        ServedApp(db, dataset, reviewer, blind="--blind" in args[2:], session=session).run()
     finally:
         db.conn.close()
 

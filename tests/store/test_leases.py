@@ -55,3 +55,18 @@ def test_first_unreviewed_skips_reviewed_and_leased_records() -> None:
     assert leases.take_first_unreviewed(db, "d", "cy", "s-cy", now=0.0) == r4
     assert leases.take_first_unreviewed(db, "d", "dee", "s-dee", now=0.0) is None
     assert db.conn.execute("SELECT count(*) FROM events WHERE kind != 'status'").fetchone() == (0,)
+
+
+def test_release_dead_frees_only_this_machines_sessions_whose_process_is_gone() -> None:
+    import socket
+
+    db, (r1, r2, r3, r4) = _db()
+    dead, alive = leases.process_session(pid=111), leases.process_session(pid=222)
+    assert dead.startswith(f"{socket.gethostname()}/111/")
+    leases.take(db, r1, "ann", dead)
+    leases.take(db, r2, "bob", alive)
+    leases.take(db, r3, "cy", "elsewhere.example/111/abcd")  # another machine's process
+    leases.take(db, r4, "dee", "bobs-session")  # an id naming no process: left to lapse
+    assert leases.release_dead(db, lambda pid: pid == 222) == 1
+    assert leases.held_by_others(db, "d", "nobody") == {r2: "bob", r3: "cy", r4: "dee"}
+    assert leases.release_dead(db, lambda pid: pid == 222) == 0
