@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 STATUS_LABEL = "_status"
 NOTE_LABEL = "_note"
 LABEL_KINDS = ("set", "revert", "undo", "redo")
+NOT_SHOWN: Any = object()  # set_label's ``seen`` when no screen showed a value
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,17 @@ def apply_change(
     session: str | None = None,
     pass_: str | None = None,
     ref: int | None = None,
+    meant: bool = False,
 ) -> int | None:
     """Append one label event and fold it into ``human_labels``. Caller holds the txn.
 
     ``new`` None removes the human label (the judge's value shows again). Returns the
-    event id, or None when nothing changes.
+    event id, or None when nothing changes, unless the reviewer ``meant`` a change:
+    then an event whose old and new are equal records that they set this value too
+    (another reviewer set it a moment before, unseen), and the label is theirs.
     """
     old = _current(conn, rowid, name, target)
-    if old == new and type(old) is type(new):
+    if old == new and type(old) is type(new) and not meant:
         return None
     at = now()
     event_id = append_event(
@@ -135,11 +139,19 @@ def set_label(
     session: str | None = None,
     blind: bool = False,
     stored: StoredRecord | None = None,
+    seen: Value = NOT_SHOWN,
 ) -> int | None:
     """Override one label (``value`` None reverts it to the judge's). Durable on return.
 
     ``stored``: the record as the caller just read it (the review screen holds it), so
-    a keystroke reads the record once."""
+    a keystroke reads the record once.
+
+    ``seen``: the value the reviewer's screen showed when they pressed the key (a key
+    sends the value it means to set, computed from that, never a toggle of what is
+    stored). When it differs from ``value`` the reviewer meant a change, and the event
+    is recorded under their name even if another reviewer's write got there first and
+    the stored value already equals ``value``: ``log`` then shows both reviewers'
+    intent, not only the first one's."""
     if stored is None or stored.rowid != rowid:
         stored = get(db, rowid)
     if value is None:
@@ -158,10 +170,15 @@ def set_label(
             reason=reason,
             session=session,
             pass_="blind" if blind else None,
+            meant=seen is not NOT_SHOWN and not _same(seen, value),
         )
         if event is not None:  # the record and judge layer are as just read: not again
             metric_rows.refresh(db, [rowid], known={rowid: (stored.record, stored.judge)})
     return event
+
+
+def _same(a: Value, b: Value) -> bool:
+    return a == b and type(a) is type(b)
 
 
 def check_label_target(record, name: str, target: str) -> str:

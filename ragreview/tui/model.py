@@ -298,8 +298,20 @@ class Review:
 
     # -- changes ------------------------------------------------------------------------
 
-    def set(self, name: str, target: str, value: Value, reason: str | None = None) -> int | None:
-        """Commit one label (None reverts to the judge's); durable before this returns."""
+    def set(
+        self,
+        name: str,
+        target: str,
+        value: Value,
+        reason: str | None = None,
+        *,
+        seen: Value = history.NOT_SHOWN,
+    ) -> int | None:
+        """Commit one label (None reverts to the judge's); durable before this returns.
+
+        ``seen``: what this screen showed for it when the key was pressed (``key_value``),
+        so the write is this reviewer's event even when another reviewer set the same
+        value a moment before (store.history.set_label)."""
         event = history.set_label(
             self.db,
             self.rowid,
@@ -311,14 +323,17 @@ class Review:
             session=self.session,
             blind=self.hidden,
             stored=self.stored,
+            seen=seen,
         )
         self._reload()
         return event
 
     def cycle(self, name: str, target: str) -> int | None:
-        """Toggle a boolean or step a choice label, starting from the value shown."""
-        current = self.mark(name, target).value
-        return self.set(name, target, CATALOGUE[name].cycle(current))
+        """Toggle a boolean or step a choice label: the key resolves, from the value this
+        screen shows, to the explicit value it means to set, which is what is written
+        (never a toggle of what is stored by then)."""
+        shown = self.mark(name, target).value
+        return self.set(name, target, CATALOGUE[name].cycle(shown), seen=shown)
 
     def annotate(self, name: str, target: str, reason: str) -> int:
         """Attach a reason to the reviewer's label: an event that keeps the value."""
@@ -338,8 +353,9 @@ class Review:
         done = 0
         for name in names:
             target = item.target(name) if item else "*"
-            if target in self.stored.human.get(name, {}):
-                done += self.set(name, target, None) is not None
+            human = self.stored.human.get(name, {})
+            if target in human:
+                done += self.set(name, target, None, seen=human[target]) is not None
         return done
 
     def edit_items(self, op: str, kind: str, key: str | None, text: str = "") -> str | None:

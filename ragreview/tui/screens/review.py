@@ -71,7 +71,7 @@ class ReviewScreen(RecordScreen):
             end = "highest" if action.id == "step-up" else "lowest"
             self.notify(f"{name}: already the {end} value ({view.scale(name)})", severity="warning")
             return
-        self._commit(lambda: self.review.set(name, "*", value), None)
+        self._commit(lambda: self.review.set(name, "*", value, seen=current), None)
 
     def _prompt_rating(self, name: str) -> None:
         """The RAD-Bench rating (1–10); empty drops yours (the judge's shows)."""
@@ -82,8 +82,10 @@ class ReviewScreen(RecordScreen):
             if text is None:
                 return
             text = text.strip()
-            if not text:
-                self._commit(lambda: self.review.set(name, "*", None), None)
+            if not text:  # back to the judge's: meant only if a label of a reviewer showed
+                assert self.review.stored is not None
+                mine = self.review.stored.human.get(name, {}).get("*")
+                self._commit(lambda: self.review.set(name, "*", None, seen=mine), None)
                 return
             try:
                 number = float(text)
@@ -91,7 +93,7 @@ class ReviewScreen(RecordScreen):
                 self.notify(f"rating: not a number: {text!r}", severity="error")
                 return
             value = int(number) if number.is_integer() else number
-            self._commit(lambda: self.review.set(name, "*", value), None)
+            self._commit(lambda: self.review.set(name, "*", value, seen=current), None)
 
         self.app.push_screen(
             PromptScreen(
@@ -109,7 +111,7 @@ class ReviewScreen(RecordScreen):
             if text is None:
                 return
             keys = [k for k in re.split(r"[\s,]+", text.strip()) if k]
-            self._commit(lambda: self.review.set(name, target, keys), index)
+            self._commit(lambda: self.review.set(name, target, keys, seen=current), index)
 
         self.app.push_screen(
             PromptScreen(
