@@ -57,12 +57,15 @@ class Served:
 def serve(tmp_path: Path, demo_copy: Path) -> Iterator:
     started: list[subprocess.Popen[str]] = []
 
-    def start(*args: str) -> Served:
+    def start(*args: str, path: Path | None = None, db: Path | None = None) -> Served:
+        """Serve ``path`` (the demo copy by default) with ``args``; ``db``: where its
+        database is when not the demo's default."""
         port = free_port()
         log = tmp_path / f"serve-{port}.log"
+        served = path or demo_copy
         with log.open("w") as out:
             process = subprocess.Popen(
-                [sys.executable, "-m", "ragreview", "serve", str(demo_copy), "--port", str(port)]
+                [sys.executable, "-m", "ragreview", "serve", str(served), "--port", str(port)]
                 + list(args),
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -82,8 +85,8 @@ def serve(tmp_path: Path, demo_copy: Path) -> Iterator:
                 time.sleep(0.1)
         else:
             pytest.fail(f"serve did not listen within {START_TIMEOUT_S} s: {log.read_text()}")
-        db = demo_copy.with_name("demo.ragreview.db")
-        return Served(process, f"http://127.0.0.1:{port}", db, log)
+        db_path = db or demo_copy.with_name("demo.ragreview.db")
+        return Served(process, f"http://127.0.0.1:{port}", db_path, log)
 
     yield start
     for process in started:
