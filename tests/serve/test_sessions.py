@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from aiohttp import ClientSession
 
 from ragreview.store import open_database
+from tests.conftest import subprocess_env
 from tests.serve.conftest import children
 
 REVIEWER = {"Cookie": "ragreview_reviewer=Ann"}
@@ -85,3 +88,47 @@ async def test_a_restarted_server_releases_the_leases_of_dead_sessions(serve):
     assert "released 1 lease(s) of sessions that ended with an earlier server" in (
         again.log.read_text()
     )
+
+
+def test_without_the_parent_death_signal_the_watch_ends_the_session(tmp_path):
+    """The portable path alone (no prctl, as on macOS): the session's thread sees its
+    parent gone, runs the cleanup (the lease release) and exits."""
+    released = tmp_path / "released"
+    child = (
+        "import pathlib, sys, time\n"
+        "sys.platform = 'darwin'  # take the portable path only: no prctl\n"
+        "from ragreview.services.serve_sessions import end_with_server\n"
+        f"end_with_server(None, lambda: pathlib.Path({str(released)!r}).write_text('yes'))\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = (
+        "import subprocess, sys, time\n"
+        f"child = subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", parent],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=subprocess_env(tmp_path),
+        start_new_session=True,
+    )
+    try:
+        assert server.stdout is not None
+        lines = {server.stdout.readline().strip(), server.stdout.readline().strip()}
+        assert "ready" in lines
+        (pid,) = (int(line) for line in lines if line.isdigit())
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+        killed = time.monotonic()
+        while _running(pid) and time.monotonic() - killed < 5:
+            time.sleep(0.05)
+        assert not _running(pid)
+        assert released.read_text() == "yes"
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
