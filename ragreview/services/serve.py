@@ -128,7 +128,11 @@ class ReviewServer(Server):
             )
         origin = request.headers.get("Origin")
         if origin is not None and not self.rules.origin_ok(origin, host):
-            raise web.HTTPForbidden(text="ragreview: request from another site\n")
+            raise web.HTTPForbidden(
+                text="ragreview: request from a page of another site (if browsers reach "
+                "this server under another name, start it with --token and --allow-host "
+                "NAME)\n"
+            )
         if self._token is None or self._proof is None:
             return await handler(request)
         given = request.query.get("token")
