@@ -1,4 +1,11 @@
-"""Run the CLI both in-process (click's CliRunner) and as a real subprocess."""
+"""Run the CLI in-process (click's CliRunner) and, for the smoke subset, also as a real
+subprocess.
+
+A test that takes the ``ragreview`` fixture runs through CliRunner. Marked
+``@pytest.mark.cli_smoke`` (exit codes, stderr wording, signals: what only a real
+process shows), it runs a second time as ``python -m ragreview``. Every command still
+runs for real somewhere; the rest need not pay a process start each.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +21,16 @@ class Result:
     stderr: str
 
 
-@pytest.fixture(params=["cli_runner", "subprocess"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "ragreview" in metafunc.fixturenames:
+        smoke = metafunc.definition.get_closest_marker("cli_smoke") is not None
+        ways = ["cli_runner", "subprocess"] if smoke else ["cli_runner"]
+        metafunc.parametrize("ragreview", ways, indirect=True)
+
+
+@pytest.fixture
 def ragreview(request, cli_runner, run_cli):
-    """``ragreview(*args) -> Result``, once through CliRunner and once for real."""
+    """``ragreview(*args) -> Result``, through CliRunner (and for real when smoke)."""
     if request.param == "subprocess":
 
         def run(*args):

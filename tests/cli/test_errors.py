@@ -10,6 +10,9 @@ import pytest
 from ragreview.store import open_database
 from ragreview.store import records as store_records
 
+# exit codes and the wording on stderr: checked through a real process too
+pytestmark = pytest.mark.cli_smoke
+
 GOOD = [
     {
         "id": "ok-1",

@@ -33,6 +33,7 @@ def labelled(demo_copy: Path, run_cli) -> tuple[Path, Path]:
     return demo_copy, demo_copy.with_name("demo.ragreview.db")
 
 
+@pytest.mark.cli_smoke
 def test_out_on_the_database_is_refused_and_the_database_kept(labelled, ragreview):
     src, db_path = labelled
     before = events(db_path)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ragreview.store import open_database
 from ragreview.store import records as store_records
 
@@ -167,6 +169,7 @@ def test_export_reviewed_only(ragreview, demo_copy, tmp_path) -> None:
     assert [r["id"] for r in read_jsonl(out)] == ["bio-1"]
 
 
+@pytest.mark.cli_smoke
 def test_usage_errors_exit_2(ragreview, demo_copy) -> None:
     result = ragreview("settings", demo_copy, "trace.variant")
     assert result.exit_code == 2 and "NAME=VALUE" in result.stderr

@@ -16,9 +16,10 @@ from ragreview.tui.widgets.metrics_panel import fmt
 from tests.conftest import subprocess_env
 from tests.serve.browser import CHROMIUM, CHROMIUM_ARGS, Session
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM, reason="needs Debian's chromium (apt-get install chromium)"
-)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM, reason="needs Debian's chromium (apt-get install chromium)"),
+]
 sync_api = pytest.importorskip("playwright.sync_api")
 
 TOKEN = "team-token-7"

@@ -70,6 +70,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
 def test_headless_chromium_renders_tables_and_plots(tmp_path):
     report, points = _report()

@@ -17,7 +17,10 @@ import pytest
 
 from .conftest import DEMO, REPO, make_app, text_of
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 
 def tmux(*args: str) -> str:

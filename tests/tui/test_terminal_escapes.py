@@ -11,7 +11,10 @@ import pytest
 
 from .test_terminal import session, start, tmux, wait_for  # noqa: F401 (session: a fixture)
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 CLEAR = "\x1b[2J\x1b[H"
 TITLE = "\x1b]0;pwned-title\x07"

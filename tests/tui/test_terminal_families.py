@@ -11,7 +11,10 @@ import pytest
 from .conftest import REPO
 from .test_terminal import session, start, tmux, wait_for  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 FIXTURES = REPO / "fixtures"
 SHARED_RGB = REPO.parent / "shared" / "fixtures" / "rgb"

@@ -13,7 +13,10 @@ from .conftest import REPO
 from .test_terminal import session, start, tmux, wait_for  # noqa: F401  (fixture)
 from .test_terminal_families import panel
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 SOURCE = REPO / "fixtures" / "inspectorraget" / "clapnq_v1.json"
 QUESTION = "Q which method of forecasting uses averages to"
