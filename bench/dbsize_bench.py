@@ -1,9 +1,12 @@
-"""Review DB size against the input's, and against the floor DB, made in the same run.
+"""Review DB size against the input's, and against the floor DB, made in the same run,
+for input in each JSON style people write (the worst is the figure that counts).
 
-Generates the RAGBench-style file of ``import_bench.py`` (default 100,000 rows), imports
-it with ``python -m ragreview import FILE --db DB`` and builds the floor DB of
-``import_bench.baseline`` (the raw lines and one row per judge label). Prints each DB's
-size / the input's size (target for ragreview: <= 1.25) and ragreview's / the floor's.
+Generates the RAGBench-style file of ``import_bench.py`` (default 100,000 rows) in
+each of ``import_bench.STYLES`` (orjson, ``json.dumps`` defaults, pandas
+``to_json(lines=True)``), imports it with ``python -m ragreview import FILE --db DB``
+and builds the floor DB of ``import_bench.baseline`` (the raw lines and one row per
+judge label). Prints each DB's size / the input's size (target for ragreview: <= 1.25
+for every style) and ragreview's / the floor's.
 
     python bench/dbsize_bench.py [--records N] [--keep DIR]
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from import_bench import baseline, clean_up, generate, ragreview, setup
+from import_bench import STYLES, baseline, clean_up, generate, ragreview, setup
 
 
 def size(db: Path) -> int:
@@ -22,18 +25,24 @@ def size(db: Path) -> int:
 
 def main() -> None:
     args, folder = setup(__doc__.splitlines()[0])
-    data = folder / "ragbench_rows.jsonl"
-    generate(data, args.records)
-    given = data.stat().st_size
-    print(f"generated {args.records} rows ({given / 1e6:.0f} MB)")
-    for stale in folder.glob("*.db*"):
-        stale.unlink()
-    ours, floor = folder / "ragreview.db", folder / "baseline.db"
-    ragreview("import", data, "--db", ours)
-    baseline(data, floor)
-    print(f"{'ragreview DB / input:':28s}{size(ours) / given:6.2f} (target <= 1.25)")
-    print(f"{'floor DB / input:':28s}{size(floor) / given:6.2f} (raw lines + label rows)")
-    print(f"{'ratio ragreview / floor:':28s}{size(ours) / size(floor):6.2f}")
+    worst = 0.0
+    for style in STYLES:
+        data = folder / f"ragbench_rows.{style}.jsonl"
+        generate(data, args.records, style)
+        given = data.stat().st_size
+        for stale in folder.glob("*.db*"):
+            stale.unlink()
+        ours, floor = folder / "ragreview.db", folder / "baseline.db"
+        ragreview("import", data, "--db", ours)
+        baseline(data, floor)
+        ratio = size(ours) / given
+        worst = max(worst, ratio)
+        print(f"{style}: {args.records} rows, {given / 1e6:.0f} MB")
+        print(f"  {'ragreview DB / input:':28s}{ratio:6.2f} (target <= 1.25)")
+        print(f"  {'floor DB / input:':28s}{size(floor) / given:6.2f} (raw lines + label rows)")
+        print(f"  {'ratio ragreview / floor:':28s}{size(ours) / size(floor):6.2f}")
+        data.unlink()
+    print(f"worst style: ragreview DB / input {worst:.2f} (target <= 1.25)")
     clean_up(folder, args.keep)
 
 

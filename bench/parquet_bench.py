@@ -72,7 +72,7 @@ def main() -> None:
             db = folder / f"{source.suffix[1:]}.ragreview.db"
             for stale in folder.glob(f"{db.name}*"):
                 stale.unlink()
-            elapsed, peak = timed(
+            elapsed, peak, _cpu = timed(
                 [sys.executable, "-m", "ragreview", "import", str(source), "--db", str(db)]
             )
             times.append(elapsed)

@@ -213,9 +213,8 @@ def _work(
                 batch.append(
                     entry
                     if isinstance(entry, (InputError, Unchanged))
-                    # (two workers have spare time for the hashes; they share only
-                    # parquet rows of formats that read a row without changing it)
-                    else prepare(entry, settings, hashed=shared, row_text=shared)
+                    # (two workers have spare time for the hashes)
+                    else prepare(entry, settings, hashed=shared)
                 )
                 if len(batch) >= BATCH:
                     send("entries", batch)

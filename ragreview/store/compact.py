@@ -1,103 +1,137 @@
-"""One copy of each record's text: a source line stored as what its canonical data
-does not already hold.
+"""One copy of each record's text: a source line stored without the texts its canonical
+data already holds, whatever JSON style wrote the line.
 
 The adapters build a record's canonical data from its source row, putting the row's
 own lists into it (a RAGBench row's documents and response sentences: most of its
 bytes), and rows often also hold each document whole, the same sentences joined by
-spaces. Such a source is stored as the row with those values left out (null) and, in
-``records.source_refs``, where each is found in the data (``[row path, data path]``,
-with a third item, the separator, for joined sentences); ``rebuild`` puts them back.
-This is done only where the rebuilt text is the line byte for byte: a line written as
-compact JSON (orjson's form, as ``export`` and the parquet reader write), no NaN, and a
-row no adapter changed after parsing it. Any other source is stored whole (refs NULL).
+spaces. Such a line is stored with those values cut out, and ``records.source_refs``
+says where each cut was and which data path fills it (``rebuild`` puts them back).
+
+A cut is made only where the value, written in the line's own JSON style, is the
+line's text at that place, so the line comes back byte for byte by construction, from
+any writer: orjson or compact JSON, ``json.dumps`` with its spaced separators and
+``\\u`` escapes, pandas' ``to_json`` with its ``\\/``. The style only decides how much
+is cut: a value written otherwise (another writer's float or escape, a row an adapter
+changed after parsing) is simply left in the line.
+
+Older imports stored the row as JSON with the shared values set to null (a list of
+refs); ``rebuild`` still reads those.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
 Path = list[str | int]
 
+JOINED_MIN = 64  # shorter texts are not worth a cut
+LIST_MIN = 16
 
-def compact(
-    data: Mapping[str, Any],
-    row: Any,
-    source: str,
-    raw: bytes | None = None,
-    checked: bool = False,
-) -> tuple[str, str] | None:
-    """(the source without what ``data`` holds, the refs as JSON), or None when that
-    would not give ``source`` back exactly (or would save nothing). ``raw``: the
-    source's UTF-8 bytes, where the caller has them; ``checked``: the caller knows
-    they are orjson's text of ``row`` as it is (then not written again to compare)."""
+
+def _orjson(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _spaced_ascii(value: Any) -> str:  # json.dumps' defaults
+    return json.dumps(value)
+
+
+def _spaced_utf8(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _compact_ascii(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _pandas(value: Any) -> str:  # pandas' to_json: compact, ASCII, "/" escaped
+    return json.dumps(value, separators=(",", ":")).replace("/", "\\/")
+
+
+# Style code (stored in the refs) -> how that style writes a value.
+ENCODERS: dict[str, Callable[[Any], str]] = {
+    "o": _orjson,
+    "j": _spaced_ascii,
+    "u": _spaced_utf8,
+    "a": _compact_ascii,
+    "p": _pandas,
+}
+
+
+def style_of(line: str) -> str:
+    """The JSON style the line looks written in (a guess: it only decides what is cut)."""
+    colon = line.find('":')
+    spaced = colon >= 0 and line[colon + 2 : colon + 3] == " "
+    escaped = "\\u" in line and line.isascii()
+    if spaced:
+        return "j" if escaped or line.isascii() else "u"
+    if "\\/" in line:
+        return "p"
+    return "a" if escaped else "o"
+
+
+def compact(data: Mapping[str, Any], row: Any, source: str) -> tuple[str, str] | None:
+    """(the line without what ``data`` holds, the refs as JSON), or None when nothing
+    worth cutting was found. ``row`` is the parsed line (its lists the ones the adapter
+    put into ``data``, where it did)."""
     if type(row) is not dict:
         return None
     shared = _lists(data)
     if not shared:
         return None
     joined = _joined(shared)
-    rest: dict[str, Any] = {}
-    refs: list[list[Any]] = []
+    style = style_of(source)
+    encode = ENCODERS[style]
+    pieces: list[str] = []
+    cuts: list[list[Any]] = []
+    state = [0, 0]  # [where the search goes on in source, characters kept so far]
 
-    for key, value in row.items():
+    def cut(value: Any, path: Path, joiner: str | None) -> None:
+        text = encode(value)
+        if len(text) < LIST_MIN:
+            return
+        at = source.find(text, state[0])
+        if at < 0:
+            return
+        pieces.append(source[state[0] : at])
+        state[1] += at - state[0]
+        cuts.append([state[1], path, joiner] if joiner else [state[1], path])
+        state[0] = at + len(text)
+
+    for value in row.values():
         kind = type(value)
         if kind is list:
             found = shared.get(id(value))
             if found is not None:
-                refs.append([[key], found[0]])
-                value = None
+                cut(value, found[0], None)
             elif value:  # a list of lists, or of texts: each may be in data
                 first = type(value[0])
                 if first is list:
-                    value = [
-                        _ref(item, shared, None, [key, i], refs) for i, item in enumerate(value)
-                    ]
-                elif first is str and len(value[0]) >= JOINED_MIN:
-                    value = [
-                        _ref(item, None, joined, [key, i], refs) for i, item in enumerate(value)
-                    ]
-        elif kind is str and len(value) >= JOINED_MIN:
-            value = _ref(value, None, joined, [key], refs)
-        rest[key] = value
-    if not refs:
+                    for item in value:
+                        hit = shared.get(id(item))
+                        if hit is not None:
+                            cut(item, hit[0], None)
+                elif first is str:
+                    for item in value:
+                        _cut_joined(item, joined, cut)
+        elif kind is str:
+            _cut_joined(value, joined, cut)
+    if not cuts:
         return None
-    try:
-        # another writer's spacing, NaN, a change
-        if not checked and orjson.dumps(row) != (source.encode() if raw is None else raw):
-            return None
-        return orjson.dumps(rest).decode(), orjson.dumps(refs).decode()
-    except TypeError:  # (an integer beyond 64 bits)
-        return None
+    pieces.append(source[state[0] :])
+    return "".join(pieces), orjson.dumps({"s": style, "c": cuts}).decode()
 
 
-JOINED_MIN = 64  # shorter texts are not worth a ref
-
-
-def _ref(
-    value: Any,
-    shared: dict[int, tuple[Path, list[Any]]] | None,
-    joined: dict[str, Path] | None,
-    at: list[Any],
-    refs: list[list[Any]],
-) -> Any:
-    """None, with its ref added, where ``value`` is a list of ``shared`` or a text of
-    ``joined``; else ``value`` itself."""
-    if shared is not None:
-        found = shared.get(id(value))
-        if found is not None:
-            refs.append([at, found[0]])
-            return None
-    elif joined is not None and type(value) is str:
+def _cut_joined(value: Any, joined: dict[str, Path], cut: Callable[..., None]) -> None:
+    if type(value) is str and len(value) >= JOINED_MIN:
         path = joined.get(value)
         if path is not None:
-            refs.append([at, path, " "])
-            return None
-    return value
+            cut(value, path, " ")
 
 
 # Data fields rewritten after import (a reviewer's item edits, store.item_edits; a
@@ -135,27 +169,51 @@ def _joined(shared: dict[int, tuple[Path, list[Any]]]) -> dict[str, Path]:
 
 
 @functools.lru_cache(maxsize=256)
-def _parsed_refs(refs: str) -> tuple[tuple[Any, ...], ...]:
-    """The refs as tuples, parsed once per shape: the records of a file mostly share one
-    (RAGBench rows with five documents have the same twelve refs), and parsing them was
-    a fifth of a rebuild, which every source export does per record."""
-    return tuple((tuple(at), tuple(path), *joined) for at, path, *joined in orjson.loads(refs))
+def _parsed_refs(refs: str) -> tuple[str | None, tuple[tuple[Any, ...], ...]]:
+    """(style, cuts) — style None for an older import's refs — parsed once per shape:
+    the records of a file mostly share one, and parsing them was a fifth of a rebuild,
+    which every source export does per record."""
+    parsed = orjson.loads(refs)
+    if type(parsed) is dict:
+        return parsed["s"], tuple((at, tuple(path), *joined) for at, path, *joined in parsed["c"])
+    return None, tuple((tuple(at), tuple(path), *joined) for at, path, *joined in parsed)
 
 
 def rebuild(rest: str, refs: str, data: Any) -> str:
     """The source text back from ``compact``'s parts and the record's data (its JSON
     text or the parsed object)."""
-    row = orjson.loads(rest)
     if isinstance(data, str):
         try:
             data = orjson.loads(data)
         except orjson.JSONDecodeError:  # (an integer beyond 64 bits, outside the refs)
             data = json.loads(data)
-    for (key, *index), path, *joined in _parsed_refs(refs):
+    style, cuts = _parsed_refs(refs)
+    if style is None:
+        return _rebuild_row(rest, cuts, data)
+    encode = ENCODERS[style]
+    out: list[str] = []
+    kept = 0
+    for at, path, *joined in cuts:
         value = data
         for step in path:
             value = value[step]
         if joined:  # the sentences' texts, joined
+            value = joined[0].join([pair[1] for pair in value])
+        out.append(rest[kept:at])
+        out.append(encode(value))
+        kept = at
+    out.append(rest[kept:])
+    return "".join(out)
+
+
+def _rebuild_row(rest: str, cuts: tuple[tuple[Any, ...], ...], data: Any) -> str:
+    """An older import's form: the row as compact JSON with the shared values null."""
+    row = orjson.loads(rest)
+    for (key, *index), path, *joined in cuts:
+        value = data
+        for step in path:
+            value = value[step]
+        if joined:
             value = joined[0].join([pair[1] for pair in value])
         if index:
             row[key][index[0]] = value

@@ -81,22 +81,16 @@ class Prepared(NamedTuple):
     hashes: tuple[str, bytes | None] | None = None
 
 
-def prepare(
-    item: ImportItem, settings: dict[str, Any], *, hashed: bool = False, row_text: bool = False
-) -> Prepared:
+def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False) -> Prepared:
     """The DB-free part of storing ``item``, under the dataset's ``settings``; with
-    ``hashed``, its hashes too (else the storing process computes them).
-
-    ``row_text``: ``item.raw`` is orjson's own text of ``item.row`` (a parquet row) and
-    the adapter left the row as it was, so the compact form needs no check that it
-    gives the text back."""
+    ``hashed``, its hashes too (else the storing process computes them)."""
     rec = item.record
     data = dumps(rec.data)
     values = metric_bulk.new_record_values(rec, item.judge, item.source, settings)
     stored = None
     # (MT-RAG's metrics read the stored source text itself: kept whole)
     if item.row is not None and item.source is not None and rec.task != "mtrag":
-        stored = compact.compact(rec.data, item.row, item.source, item.raw, checked=row_text)
+        stored = compact.compact(rec.data, item.row, item.source)
     source, hashes = item.source, None
     if hashed:
         hashes = _hashes(data, item.source, item.raw, item.own_source)
