@@ -252,6 +252,11 @@ def export(
         from . import parquet_export
 
         parquet_export.check_available(out)  # one clear line before any work
+    # a format that would lose labels is refused first (the message to act on names
+    # them), then the output; nothing is opened before both pass
+    fmt, dropped = (
+        ("parquet", {}) if parquet else _checked_format(db, dataset, as_, reviewed_only, allow_loss)
+    )
     output_file.check_destination(out, output_file.protected_paths(db, *inputs), force, force_word)
     if parquet:
         with output_file.replacing(out) as tmp:
@@ -266,7 +271,6 @@ def export(
                 on_record=on_record,
             )
         return Exported(count, "parquet")
-    fmt, dropped = _checked_format(db, dataset, as_, reviewed_only, allow_loss)
     with output_file.replacing_text(out) as fh:
         count = _write(
             db,
