@@ -39,10 +39,12 @@ def label(
     session: str | None = None,
     blind: bool = False,
     stored: StoredRecord | None = None,
+    **more: Any,
 ) -> int | None:
     """Set label ``name`` on ``target`` (``*``: the record) of ``record_id`` to
     ``value`` (None: back to the judge's); the event's id, or None when it already had
-    that value. ``blind``: the reviewer did not see the judge's labels (the TUI)."""
+    that value. ``blind``: the reviewer did not see the judge's labels (the TUI).
+    ``more``: further keywords of ``store.history.set_label``, passed on."""
     record = _record(db, dataset, record_id, stored)
     return history.set_label(
         db,
@@ -55,6 +57,7 @@ def label(
         session=session,
         blind=blind,
         stored=record,
+        **more,
     )
 
 

@@ -16,7 +16,7 @@ from textual import events
 from textual.screen import Screen
 
 from ..core.reviewer_name import clean_reviewer
-from ..services import opening
+from ..store import open_database
 from .app import RagreviewApp
 from .others import OtherReviewers
 from .screens.review import ReviewScreen
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     db_path, dataset = args[0], args[1]
     reviewer = clean_reviewer(os.environ.get(REVIEWER_ENV, "")) or "reviewer"
-    db = opening.open_dataset(db_path, dataset=dataset).db  # the open use case
+    db = open_database(db_path)
     try:
         ServedApp(db, dataset, reviewer, blind="--blind" in args[2:]).run()
     finally:
