@@ -4,7 +4,8 @@
 ``<stem>.ragreview.db`` beside it that the CLI uses) or opens a database, and gives a
 ``Dataset``: its records, label layers and metrics as lists of dicts or, with
 ``frame=True``, pandas DataFrames (pandas is optional), plus ``label`` and ``export``.
-Everything goes through the library functions the CLI calls.
+Opening, labelling, marking and exporting are the use-case functions of
+``ragreview.services`` that the CLI and the TUI call, with the same guards.
 """
 
 from __future__ import annotations
@@ -15,24 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import formats
 from .core.errors import InputError, RagreviewError
 from .core.labels import effective, parse_value_text
-from .store import open_database
 
 if TYPE_CHECKING:
     import sqlite_utils
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 LAYERS = ("judge", "human", "effective")
-
-
-def _is_database(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(16) == SQLITE_MAGIC
-    except OSError:
-        return False
 
 
 def _frame(rows: list[dict[str, Any]]) -> Any:
@@ -53,6 +43,7 @@ class Dataset:
     name: str
     path: Path  # the database file
     errors: builtins.list[InputError] = field(default_factory=list)  # skipped on import
+    input_path: Path | None = None  # the file opened, when it was an input (never written)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -160,42 +151,48 @@ class Dataset:
         """Override one label (``value`` None reverts it to the judge's), as
         ``ragreview label``; durable on return. A string value is read as the CLI reads
         VALUE (JSON, or a bare word: ``"NS"``)."""
-        from .store import history
-        from .store import records as store_records
+        from .services import labels
 
-        rowid = store_records.find(self.db, record_id, self.name).rowid
         if isinstance(value, str):
             value = parse_value_text(value)
-        history.set_label(self.db, rowid, name, target, value, reviewer or _user(), reason=reason)
+        labels.label(
+            self.db, self.name, record_id, name, target, value, reviewer or _user(), reason=reason
+        )
 
     def mark(self, record_id: str, reviewed: bool = True, *, reviewer: str | None = None) -> None:
         """Mark a record reviewed (or not), as ``ragreview mark``."""
-        from .store import history
-        from .store import records as store_records
+        from .services import labels
 
-        rowid = store_records.find(self.db, record_id, self.name).rowid
-        status = "reviewed" if reviewed else "unreviewed"
-        history.mark(self.db, rowid, status, reviewer or _user())
+        labels.mark(self.db, self.name, record_id, reviewed, reviewer or _user())
 
-    def export(self, out: str | Path, format: str = "source", reviewed_only: bool = False) -> int:
+    def export(
+        self,
+        out: str | Path,
+        format: str = "source",
+        reviewed_only: bool = False,
+        *,
+        force: bool = False,
+        allow_loss: bool = False,
+    ) -> int:
         """Write the dataset to ``out`` as ``source`` (its own format), ``ragreview``,
-        ``csv`` or ``parquet``; the number of records."""
+        ``csv``, ``parquet`` or ``disagreements``; the number of records (items for
+        ``disagreements``). Guarded like ``ragreview export`` (the same function): never
+        over the DB, its WAL or an input file; an existing ``out`` only with
+        ``force=True``; written whole or not at all."""
         from .services import export
 
-        out = Path(out)
-        if format == "parquet":
-            from .services import parquet_export
-
-            return parquet_export.write_file(self.db, self.name, out, reviewed_only=reviewed_only)
-        fmt = export.resolve_format(self.db, self.name, format)
-        tmp = out.with_name(out.name + ".tmp")
-        try:
-            with tmp.open("w", encoding="utf-8", newline="") as fh:
-                count = export.write(self.db, self.name, fmt, fh, reviewed_only=reviewed_only)
-            tmp.replace(out)
-        finally:
-            tmp.unlink(missing_ok=True)
-        return count
+        inputs = [self.input_path] if self.input_path else []
+        return export.export(
+            self.db,
+            self.name,
+            Path(out),
+            as_=format,
+            reviewed_only=reviewed_only,
+            allow_loss=allow_loss,
+            force=force,
+            inputs=inputs,
+            force_word="force=True",
+        ).count
 
     def close(self) -> None:
         self.db.conn.close()
@@ -216,21 +213,6 @@ def _user() -> str:
         return "reviewer"
 
 
-def _store(
-    db: sqlite_utils.Database,
-    path: Path,
-    dataset: str,
-    read: tuple[str, Iterator[Any]],
-    mapping: dict[str, str] | None,
-) -> list[InputError]:
-    from .services import importing
-
-    fmt, stream = read
-    # no worker process: a notebook or a script without a __main__ guard cannot spawn one
-    _summary, errors = importing.store(db, path, dataset, fmt, stream, mapping, parallel=False)
-    return errors
-
-
 def open(  # noqa: A001 (ragreview.open, like the CLI's `ragreview open`)
     path: str | Path,
     *,
@@ -245,42 +227,24 @@ def open(  # noqa: A001 (ragreview.open, like the CLI's `ragreview open`)
     ``--map`` mapping (text, a TOML file's path, or a dict). Invalid records are skipped
     and kept in ``Dataset.errors``; with ``strict`` any makes it raise, writing nothing."""
     from .formats import mapped
+    from .services import opening
 
-    path = Path(path)
-    if not path.exists():
-        raise RagreviewError(f"{path}: no such file")
     mapping = None
     if isinstance(map, dict):
         mapping = mapped.check(dict(map), "map")
     elif map is not None:
         mapping = mapped.parse_spec(map)
-    if _is_database(path):
-        database, db_path = open_database(path), path
-        names = [n for (n,) in database.conn.execute("SELECT name FROM datasets ORDER BY name")]
-        name = dataset or (names[0] if len(names) == 1 else None)
-        if name is None or name not in names:
-            raise RagreviewError(f"{path}: choose a dataset ({', '.join(names) or 'none'})")
-        return Dataset(database, name, db_path)
-    name = dataset or path.stem
-    db_path = Path(db) if db else path.with_name(f"{path.stem}.ragreview.db")
-    if strict:
-        from .services import importing
-
-        bad = importing.invalid_records(path, format, mapping)
-        if bad:
-            raise RagreviewError(
-                f"{importing.invalid_count(len(bad))}, nothing imported; first: {bad[0]}"
-            )
-    if not db_path.exists():
-        from .store.db import building
-
-        read = formats.read(path, format, mapping)  # an unreadable file leaves no DB
-        with building(db_path) as new:  # put in place whole, as the CLI does
-            errors = _store(new, path, name, read, mapping)
-        return Dataset(open_database(db_path), name, db_path, errors)
-    database = open_database(db_path)
-    known = {n for (n,) in database.conn.execute("SELECT name FROM datasets")}
-    errors = []
-    if name not in known:
-        errors = _store(database, path, name, formats.read(path, format, mapping), mapping)
-    return Dataset(database, name, db_path, errors)
+    # the open use case, as `ragreview open` (no worker process: a notebook or a script
+    # without a __main__ guard cannot spawn one)
+    opened = opening.open_dataset(
+        path,
+        db,
+        dataset,
+        fmt=format,
+        mapping=mapping,
+        strict=strict,
+        parallel=False,
+        dataset_option="dataset=",
+    )
+    target = opened.target
+    return Dataset(opened.db, opened.dataset, target.db_path, opened.errors, target.input_path)

@@ -12,7 +12,7 @@ from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
 from ..core.gc_pause import gc_paused
 from ..core.safe_text import json_for_terminal, printable, printable_all
-from ..store import estimates, open_database, review_queries, reviewer_layers
+from ..store import estimates, review_queries, reviewer_layers
 from ..store import merge as store_merge
 from ..store import settings as store_settings
 from . import cli
@@ -118,11 +118,14 @@ def agreement(
         opened = open_target(path, db, dataset, read_only=True)
         with gc_paused():
             report, points = build_report(opened.db, opened.dataset, seed, resamples, all_reviewed)
-    if html_path:
-        from ..services import report_html
+        if html_path:
+            from ..services import output_file, report_html
 
-        Path(html_path).write_text(report_html.render(report, points), encoding="utf-8")
-        click.echo(f"wrote {html_path}", err=True)
+            inputs = [p for p in (opened.target.input_path,) if p is not None]
+            html = report_html.render(report, points)
+            output_file.write_text(opened.db, Path(html_path), html, inputs=inputs)
+    if html_path:
+        click.echo(printable(f"wrote {html_path}"), err=True)
     if as_json:
         click.echo(json_line(report))
     else:
@@ -141,15 +144,12 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
     Where the reviewers of a record agree, their labels carry over; where they
     disagree the item is a conflict to adjudicate (``ragreview open C.db``).
     """
+    from ..services import merging
+
     with user_errors():
-        if Path(into).resolve() in {Path(p).resolve() for p in paths}:
-            raise click.UsageError("--into must be a new file, not one of the inputs")
         remember_db(into)
-        database = open_database(into)
-        summary = store_merge.merge(database, list(paths))
-        agreement_by_dataset = {
-            name: store_merge.human_agreement(database, name) for name in summary.datasets
-        }
+        merged = merging.merge(paths, into)  # the merge use case, with its refusals
+    summary, agreement_by_dataset = merged.summary, merged.agreement
     if as_json:
         click.echo(
             json_line(

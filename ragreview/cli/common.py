@@ -6,7 +6,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,54 +13,23 @@ import click
 
 from ..core.errors import InputError, RagreviewError
 from ..core.safe_text import printable
-from ..formats.jsonio import check_regular
+from ..services import opening
+from ..services.opening import Target, default_db, is_database
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+__all__ = ["Target", "default_db", "is_database", "resolve"]
 
 
 def default_reviewer() -> str:
     return os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
 
 
-def is_database(path: Path) -> bool:
-    """A ``.db`` name (no input format uses it: a damaged one must be reported as a
-    damaged database, not as an unknown input format), or a SQLite header."""
-    if path.name.endswith(".db"):
-        return True
-    try:
-        with path.open("rb") as fh:
-            return fh.read(16) == SQLITE_MAGIC
-    except OSError:
-        return False
-
-
-def default_db(path: Path) -> Path:
-    """``results.jsonl`` -> ``results.ragreview.db`` beside it."""
-    return path.with_name(f"{path.stem}.ragreview.db")
-
-
-@dataclass
-class Target:
-    db_path: Path
-    input_path: Path | None  # None when PATH was a DB
-    dataset: str | None
-
-
 def resolve(path: str, db: str | None = None, dataset: str | None = None) -> Target:
-    p = Path(path)
-    if p.exists() and not p.is_file():  # refused before anything opens it: a FIFO would
-        try:  # block the open itself until something writes to it
-            check_regular(p)
-        except InputError as err:
-            raise click.ClickException(str(err)) from None
-    if is_database(p):
-        if not p.exists():
-            raise click.ClickException(f"{p}: no such database")
-        remember_db(p)
-        return Target(p, None, dataset)
-    if not p.exists():
-        raise click.ClickException(f"{p}: no such file")
-    target = Target(Path(db) if db else default_db(p), p, dataset or p.stem)
+    """``opening.resolve`` (the DB and dataset PATH means), noting the DB for the line a
+    storage error becomes."""
+    try:
+        target = opening.resolve(path, db, dataset)
+    except (RagreviewError, InputError) as err:
+        raise click.ClickException(printable(str(err), one_line=True)) from None
     remember_db(target.db_path)
     return target
 

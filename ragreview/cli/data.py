@@ -5,18 +5,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from .. import formats
 from ..core.safe_text import printable
 from ..formats import catalogue, mapped
-from ..services import export
+from ..services import export, opening
 from ..services.importing import invalid_count
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option, json_option, map_option
-from .session import check_file, import_target, open_target, report_errors
+from .session import import_target, open_target, report_errors
 
 
 @cli.command("import")
@@ -49,16 +50,13 @@ def import_cmd(
         # Read (and under --strict validate) before the DB is even created: a file that
         # cannot be read, or any bad record under --strict, leaves nothing behind. The
         # records then stream into the DB without being held in memory.
-        if strict:
-            errors = check_file(target.input_path, fmt, mapping)
-            if errors:
-                report_errors(errors)
-                raise click.ClickException(
-                    f"{invalid_count(len(errors))}; nothing imported (--strict)"
-                )
-        _db, summary, errors = import_target(
-            target, formats.read(target.input_path, fmt, mapping), mapping
-        )
+        try:
+            _db, summary, errors = import_target(target, fmt, mapping, strict=strict)
+        except opening.StrictRefusal as refusal:
+            report_errors(refusal.errors)
+            raise click.ClickException(
+                f"{invalid_count(len(refusal.errors))}; nothing imported (--strict)"
+            ) from None
         report_errors(errors)
     stale = f", {summary.stale} now stale" if summary.stale else ""
     line = (
@@ -110,53 +108,28 @@ def export_cmd(
     """
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
-        protect = [p for p in (opened.target.input_path,) if p is not None]
-        if as_ == "parquet":  # a binary file, written by path
-            if out_path == "-":
-                raise click.ClickException("--as parquet needs a file for --out")
-            from ..services import parquet_export
-
-            count = parquet_export.write_file(
-                opened.db,
-                opened.dataset,
-                Path(out_path),
-                reviewed_only=reviewed_only,
-                allow_loss=allow_loss,
-                force=force,
-                protect=protect,
-            )
-            click.echo(printable(f"wrote {count} records to {out_path} as parquet"), err=True)
-            return
-        fmt = export.resolve_format(opened.db, opened.dataset, as_)
-        # before the output is opened: a refused export leaves no file behind
-        if allow_loss:
-            dropped = export.lost(opened.db, opened.dataset, fmt, reviewed_only=reviewed_only)
-            if dropped:
-                left_out = f"left out (--allow-loss): {export.describe_loss(dropped)}"
-                click.echo(printable(left_out, one_line=True), err=True)
-        else:
-            export.check_loss(opened.db, opened.dataset, fmt, reviewed_only=reviewed_only)
+        inputs = [p for p in (opened.target.input_path,) if p is not None]
+        if as_ == "parquet" and out_path == "-":  # a binary file, written by path
+            raise click.ClickException("--as parquet needs a file for --out")
         total = export.total(opened.db, opened.dataset)
         with progress(f"exporting {opened.dataset}", total) as advance:
-            options = {
+            options: dict[str, Any] = {
+                "as_": as_,
                 "reviewed_only": reviewed_only,
-                "allow_loss": True,  # checked above
+                "allow_loss": allow_loss,
+                "inputs": inputs,
                 "on_record": lambda: advance(1),
             }
             if out_path == "-":
-                count = export.write(opened.db, opened.dataset, fmt, sys.stdout, **options)
+                done = export.export_stream(opened.db, opened.dataset, sys.stdout, **options)
             else:
-                count = export.write_file(
-                    opened.db,
-                    opened.dataset,
-                    fmt,
-                    Path(out_path),
-                    force=force,
-                    protect=protect,
-                    **options,
+                done = export.export(
+                    opened.db, opened.dataset, Path(out_path), force=force, **options
                 )
-    what = "items" if fmt == export.DISAGREEMENTS else "records"
-    click.echo(f"wrote {count} {what} to {out_path} as {fmt}", err=True)
+    if done.dropped:
+        left_out = f"left out (--allow-loss): {export.describe_loss(done.dropped)}"
+        click.echo(printable(left_out, one_line=True), err=True)
+    click.echo(printable(f"wrote {done.count} {done.what} to {out_path} as {done.fmt}"), err=True)
 
 
 @cli.command("formats")

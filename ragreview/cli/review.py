@@ -8,9 +8,10 @@ import click
 
 from ..core.labels import parse_value_text
 from ..core.safe_text import json_for_terminal, printable
-from ..store import history, metric_rows
+from ..services import labels
+from ..services import settings as settings_service
+from ..store import history
 from ..store import records as store_records
-from ..store import settings as store_settings
 from . import cli
 from .common import default_reviewer, progress, user_errors
 from .options import dataset_option, db_option, json_option, reviewer_option
@@ -45,11 +46,11 @@ def label(
     """
     with user_errors():
         opened = open_target(path, db, dataset)
-        stored = store_records.find(opened.db, record_id, opened.dataset)
         parsed = None if value == "judge" else parse_value_text(value)
-        event = history.set_label(
+        event = labels.label(
             opened.db,
-            stored.rowid,
+            opened.dataset,
+            record_id,
             name,
             target,
             parsed,
@@ -81,9 +82,9 @@ def mark(
         raise click.UsageError("give --reviewed or --unreviewed")
     with user_errors():
         opened = open_target(path, db, dataset)
-        stored = store_records.find(opened.db, record_id, opened.dataset)
-        status = "reviewed" if reviewed else "unreviewed"
-        history.mark(opened.db, stored.rowid, status, reviewer or default_reviewer())
+        status = labels.mark(
+            opened.db, opened.dataset, record_id, reviewed, reviewer or default_reviewer()
+        )
     click.echo(printable(f"{record_id}: {status}", one_line=True))
 
 
@@ -185,21 +186,14 @@ def settings(path: str, assignments: tuple[str, ...], db: str | None, dataset: s
                 raise click.UsageError(f"expected NAME=VALUE, got {assignment!r}")
             total = store_records.counts(opened.db, opened.dataset)
             with progress(f"recomputing metrics for {name.strip()}", sum(total.values())) as step:
-                metric_rows.put_setting(
+                settings_service.change(
                     opened.db,
                     opened.dataset,
                     name.strip(),
                     parse_value_text(value.strip()),
                     on_progress=step,
                 )
-        every = {  # the other settings only once set: not metric variants
-            **store_settings.get_all(opened.db, opened.dataset),
-            **{
-                k: v
-                for k, v in store_settings.others(opened.db, opened.dataset).items()
-                if v is not None
-            },
-        }
+        every = settings_service.current(opened.db, opened.dataset)
         for name, value in every.items():
             shown = json.dumps(value) if not isinstance(value, str) else value
             click.echo(printable(f"{name}={shown}", one_line=True))

@@ -1,32 +1,21 @@
-"""Opening the DB behind a PATH argument, importing the input first when needed."""
+"""Opening the DB behind a PATH argument, importing the input first when needed: the
+open use case (``services.opening``) with the CLI's progress bars and messages."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 import sqlite_utils
 
-from .. import formats
 from ..core.errors import InputError
-from ..core.record import ImportItem
 from ..core.safe_text import printable
-from ..services import importing
-from ..store import open_database
-from ..store import records as store_records
-from ..store.db import building
-from ..store.importer import Prepared
+from ..services import importing, opening
+from ..services.opening import Opened, Target
 from ..store.records import ImportSummary
-from .common import Target, file_progress, resolve
+from .common import file_progress, resolve, user_errors
 
-
-@dataclass
-class Opened:
-    db: sqlite_utils.Database
-    dataset: str
-    target: Target
+__all__ = ["Opened", "check_file", "import_target", "open_target", "report_errors"]
 
 
 def check_file(
@@ -37,45 +26,33 @@ def check_file(
         return importing.invalid_records(path, fmt, mapping, on_bytes)
 
 
-def store_stream(
-    db: sqlite_utils.Database,
-    path: Path,
-    dataset: str,
-    fmt: str,
-    stream: Iterable[ImportItem | Prepared | InputError],
-    mapping: dict[str, str] | None = None,
-) -> tuple[ImportSummary, list[InputError]]:
-    """``importing.store`` with progress bars; its warnings are shown once the bars are
-    gone."""
-    with file_progress("reading", path) as (on_bytes, on_records):
-        summary, errors = importing.store(
-            db, path, dataset, fmt, stream, mapping, on_bytes=on_bytes, on_records=on_records
-        )
-    for warning in summary.warnings:
-        click.echo(printable(f"warning: {warning}", one_line=True), err=True)
-    return summary, errors
+def _reading(path: Path):
+    return file_progress("reading", path)
 
 
 def import_target(
     target: Target,
-    read: tuple[str, Iterator[ImportItem | InputError]],
+    fmt: str | None = None,
     mapping: dict[str, str] | None = None,
+    *,
+    strict: bool = False,
 ) -> tuple[sqlite_utils.Database, ImportSummary, list[InputError]]:
-    """Import the target's input file, as opened by ``formats.read``, into its DB,
-    creating the DB if needed. Returns the open DB too."""
-    assert target.input_path is not None and target.dataset is not None
-    path, dataset = target.input_path, target.dataset
-    fmt, stream = read
-    if not target.db_path.exists():
-        try:
-            with building(target.db_path) as new:
-                summary, errors = store_stream(new, path, dataset, fmt, stream, mapping)
-            return open_database(target.db_path), summary, errors
-        except FileExistsError:  # another process created it meanwhile: import into theirs
-            _fmt, stream = formats.read(path, fmt, mapping)  # (the first read was used up)
-    database = open_database(target.db_path)
-    summary, errors = store_stream(database, path, dataset, fmt, stream, mapping)
+    """``opening.import_file`` with progress bars; its warnings are shown once the bars
+    are gone. Returns the open DB too."""
+    database, summary, errors = opening.import_file(
+        target, fmt, mapping, strict=strict, reading=_reading, checking=_checking(fmt, mapping)
+    )
+    _warn(summary)
     return database, summary, errors
+
+
+def _checking(fmt: str | None, mapping: dict[str, str] | None):
+    return lambda path: check_file(path, fmt, mapping)
+
+
+def _warn(summary: ImportSummary | None) -> None:
+    for warning in summary.warnings if summary else ():
+        click.echo(printable(f"warning: {warning}", one_line=True), err=True)
 
 
 def report_errors(errors: list[InputError], limit: int = 20) -> None:
@@ -93,50 +70,26 @@ def open_target(
     *,
     read_only: bool = False,
 ) -> Opened:
-    """The DB for PATH; a source file not yet imported is imported first.
+    """The DB for PATH (``opening.open_dataset``); a source file not yet imported is
+    imported first, with progress bars and its errors reported.
 
     ``read_only`` (commands that only read) opens an existing DB that cannot be written
     (``store.db.connect_read_only``). The DB is closed when the command ends (the TUI's
     too), not left to the interpreter's exit: the last connection's close folds the WAL
     into the file and removes the ``-wal`` and ``-shm`` files, so the .db file alone holds
     every label (one copied without its -wal would otherwise miss the last ones)."""
-    opened = _open(path, db, dataset, mapping, read_only)
+    resolve(path, db, dataset)  # the DB named in a storage error's line (remember_db)
+    with user_errors():
+        opened = opening.open_dataset(
+            path, db, dataset, mapping=mapping, read_only=read_only, reading=_reading
+        )
     context = click.get_current_context(silent=True)
     if context is not None:
         context.call_on_close(opened.db.conn.close)
+    if opened.summary is not None:  # imported just now
+        _warn(opened.summary)
+        report_errors(opened.errors)
+        if opened.errors:
+            total = opened.summary.total
+            click.echo(f"imported {total} records; {len(opened.errors)} had errors", err=True)
     return opened
-
-
-def _open(
-    path: str, db: str | None, dataset: str | None, mapping: dict[str, str] | None, read_only: bool
-) -> Opened:
-    target = resolve(path, db, dataset)
-    if target.input_path is not None:
-        assert target.dataset is not None
-        if target.db_path.exists():
-            database = open_database(target.db_path, read_only=read_only)
-            if target.dataset in [d["name"] for d in store_records.datasets(database)]:
-                return Opened(database, target.dataset, target)
-            database.conn.close()
-        # read first: an unreadable file leaves no empty DB behind
-        database, summary, errors = import_target(
-            target, formats.read(target.input_path, None, mapping), mapping
-        )
-        report_errors(errors)
-        if errors:
-            click.echo(f"imported {summary.total} records; {len(errors)} had errors", err=True)
-        return Opened(database, target.dataset, target)
-    database = open_database(target.db_path, read_only=read_only)
-    names = [d["name"] for d in store_records.datasets(database)]
-    if target.dataset is not None:
-        if target.dataset not in names:
-            raise click.ClickException(f"{target.db_path}: no dataset {target.dataset!r}")
-        return Opened(database, target.dataset, target)
-    if not names:
-        raise click.ClickException(f"{target.db_path}: the database holds no dataset yet")
-    if len(names) > 1:
-        raise click.ClickException(
-            f"{target.db_path} holds several datasets "
-            f"({', '.join(names)}): choose one with --dataset"
-        )
-    return Opened(database, names[0], target)

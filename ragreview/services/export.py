@@ -1,11 +1,15 @@
-"""Writing a dataset out with its reviewed labels: what ``ragreview export`` and the
-TUI's ``ctrl+e`` share, so both write byte-identical files for the same choice."""
+"""The export use case: writing a dataset out with its reviewed labels.
+
+``export`` (to a file) and ``export_stream`` (to standard output) are the only ways to
+write a dataset out: ``ragreview export``, ``Dataset.export``, the TUI's ``ctrl+e`` and
+``serve`` (which runs the TUI) all call them, so every front end writes byte-identical
+files for the same choice and passes the same guards (``output_file``: never the DB,
+its WAL or an input; ``force`` to replace; temp-and-rename; stale temps removed)."""
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -18,6 +22,7 @@ from ..formats.scores import record_values
 from ..store import browse, item_edits, metric_rows, metric_table
 from ..store import records as store_records
 from ..store import settings as store_settings
+from . import output_file
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
@@ -116,7 +121,7 @@ def describe_loss(found: dict[str, list[str]], shown: int = 5) -> str:
     return "; ".join(parts)
 
 
-def write(
+def _write(
     db: sqlite_utils.Database,
     dataset: str,
     fmt: str,
@@ -126,8 +131,8 @@ def write(
     allow_loss: bool = False,
     on_record: Callable[[], None] | None = None,
 ) -> int:
-    """Write ``dataset`` to ``out`` as ``fmt`` (from ``resolve_format``); the count.
-    Refuses before writing anything when the format would lose labels (``check_loss``),
+    """Write ``dataset`` to the open ``out`` as ``fmt`` (from ``resolve_format``); the
+    count. Unguarded, hence private: ``export`` and ``export_stream`` call it. Refuses before writing anything when the format would lose labels (``check_loss``),
     unless ``allow_loss``.
 
     ``on_record`` is called once per record read (for a progress bar)."""
@@ -194,89 +199,112 @@ def _counted(items, on_record: Callable[[], None]) -> Iterator[Any]:
         yield item
 
 
-def protected_paths(db: sqlite_utils.Database, *also: str | Path) -> list[Path]:
-    """Files an export must never replace: the DB with its WAL, shared-memory and
-    journal files, every dataset's input file, and ``also`` (the command's input)."""
-    found: list[Path] = [Path(p) for p in also]
-    db_path = browse.database_path(db)
-    if db_path:
-        found += [Path(db_path + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
-    for row in store_records.datasets(db):
-        if row["source_path"]:
-            source = Path(row["source_path"])
-            found.append(source)
-            if not source.is_absolute() and db_path:  # stored as typed, maybe elsewhere
-                found.append(Path(db_path).parent / source)
-    return found
+@dataclass
+class Exported:
+    """What an export wrote: ``count`` records (items for ``disagreements``) as ``fmt``,
+    and under ``allow_loss`` the labels left out (name -> record ids)."""
+
+    count: int
+    fmt: str
+    dropped: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def what(self) -> str:
+        return "items" if self.fmt == DISAGREEMENTS else "records"
 
 
-def check_destination(out: Path, protected: Iterable[Path], force: bool) -> None:
-    """Refuse to write ``out`` over a protected file (compared by resolved path, which
-    follows symlinks, and by inode, which catches hard links), or over any existing
-    file without ``force``."""
-    target = out.resolve()
-    try:
-        out_stat: os.stat_result | None = out.stat()
-    except OSError:
-        out_stat = None
-    for path in protected:
-        same = path.resolve() == target
-        if not same and out_stat is not None:
-            try:
-                same = os.path.samestat(out_stat, path.stat())
-            except OSError:
-                same = False
-        if same:
-            raise RagreviewError(
-                f"{out}: refusing to write over {path} (the review database or an input); "
-                "choose another --out"
-            )
-    if out_stat is not None and not force:
-        raise RagreviewError(f"{out} already exists: give --force to replace it")
+def _checked_format(
+    db: sqlite_utils.Database, dataset: str, as_: str, reviewed_only: bool, allow_loss: bool
+) -> tuple[str, dict[str, list[str]]]:
+    """The writer's format and the labels it leaves out; refuses (``LossError``) before
+    anything is opened when labels would be lost without ``allow_loss``."""
+    fmt = resolve_format(db, dataset, as_)
+    if allow_loss:
+        return fmt, lost(db, dataset, fmt, reviewed_only=reviewed_only)
+    check_loss(db, dataset, fmt, reviewed_only=reviewed_only)
+    return fmt, {}
 
 
-def temp_beside(path: Path) -> tuple[Path, int]:
-    """A new temporary file in ``path``'s folder (so it can be renamed over ``path``),
-    under a unique name, created exclusively: never an existing file of the user's.
-    Returns its path and an open descriptor for writing."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
-    except OSError as err:
-        raise RagreviewError(f"{path}: cannot write: {err.strerror}") from None
-    return tmp, fd
-
-
-def write_file(
+def export(
     db: sqlite_utils.Database,
     dataset: str,
-    fmt: str,
-    path: Path,
+    out: str | Path,
     *,
+    as_: str = "source",
+    reviewed_only: bool = False,
+    allow_loss: bool = False,
     force: bool = False,
-    protect: Iterable[str | Path] = (),
-    **options: Any,
-) -> int:
-    """``write`` (with ``options``) to ``path``, after ``check_destination``.
+    inputs: Iterable[str | Path] = (),
+    on_record: Callable[[], None] | None = None,
+    force_word: str = "--force",
+) -> Exported:
+    """Write ``dataset`` to the file ``out`` as ``as_`` (one of ``AS_CHOICES``).
 
-    Atomic: the file is written under a unique temporary name in the same folder,
-    synced, then renamed over ``path``, so a reader never sees half a file and a failed
-    export (a full disk, Ctrl-C) leaves the previous file in place."""
-    check_destination(path, protected_paths(db, *protect), force)
-    tmp, fd = temp_beside(path)
-    try:
-        with open(fd, "w", encoding="utf-8", newline="") as fh:
-            count = write(db, dataset, fmt, fh, **options)
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise RagreviewError(f"{path}: cannot write: {err.strerror or err}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return count
+    Refused, before anything is written, when ``out`` is the DB, its WAL/SHM/journal,
+    an input of the DB or one of ``inputs`` (the caller's input file), when it exists
+    and ``force`` is not given (``force_word`` names the option in the message), or
+    when the format would lose labels without ``allow_loss``. Atomic: written under a
+    unique temporary name beside ``out`` and renamed over it; the temporary file goes
+    on every exit path, and those of earlier killed exports to ``out`` are removed."""
+    out = Path(out)
+    parquet = as_ == "parquet"
+    if parquet:
+        from . import parquet_export
+
+        parquet_export.check_available(out)  # one clear line before any work
+    # a format that would lose labels is refused first (the message to act on names
+    # them), then the output; nothing is opened before both pass
+    fmt, dropped = (
+        ("parquet", {}) if parquet else _checked_format(db, dataset, as_, reviewed_only, allow_loss)
+    )
+    output_file.check_destination(out, output_file.protected_paths(db, *inputs), force, force_word)
+    if parquet:
+        with output_file.replacing(out) as tmp:
+            count = parquet_export.write_rows(
+                db,
+                dataset,
+                tmp,
+                _write,
+                resolve_format(db, dataset, "source"),
+                reviewed_only=reviewed_only,
+                allow_loss=allow_loss,
+                on_record=on_record,
+            )
+        return Exported(count, "parquet")
+    with output_file.replacing_text(out) as fh:
+        count = _write(
+            db,
+            dataset,
+            fmt,
+            fh,
+            reviewed_only=reviewed_only,
+            allow_loss=True,  # checked above
+            on_record=on_record,
+        )
+    return Exported(count, fmt, dropped)
+
+
+def export_stream(
+    db: sqlite_utils.Database,
+    dataset: str,
+    out: TextIO,
+    *,
+    as_: str = "source",
+    reviewed_only: bool = False,
+    allow_loss: bool = False,
+    inputs: Iterable[str | Path] = (),
+    on_record: Callable[[], None] | None = None,
+) -> Exported:
+    """``export`` to an open text stream (``--out -``: standard output). Refused when the
+    stream is open on the DB, its WAL or an input (by file identity)."""
+    if as_ == "parquet":
+        raise RagreviewError("--as parquet needs a file for --out")
+    output_file.check_stream(out, output_file.protected_paths(db, *inputs))
+    fmt, dropped = _checked_format(db, dataset, as_, reviewed_only, allow_loss)
+    count = _write(
+        db, dataset, fmt, out, reviewed_only=reviewed_only, allow_loss=True, on_record=on_record
+    )
+    return Exported(count, fmt, dropped)
 
 
 def reviewed_path(db_path: str | Path, dataset: str, suffix: str) -> Path:

@@ -9,18 +9,19 @@ converted by ``formats.parquet`` (two passes: the column types, then the rows).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..formats import native
 from ..formats import parquet as parquet_rows
 from ..formats.jsonio import parse_json
-from . import export
+from . import output_file
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+Writer = Callable[..., int]  # export._write, passed in: only export.export calls this module
 
 
 def _is_rows(path: Path) -> bool:
@@ -35,30 +36,30 @@ def _is_rows(path: Path) -> bool:
     return True
 
 
-def write_file(
+def check_available(out: Path) -> None:
+    """One clear line, before any work, when pyarrow is missing."""
+    parquet_rows._pyarrow(out)
+
+
+def write_rows(
     db: sqlite_utils.Database,
     dataset: str,
     out: Path,
+    write: Writer,
+    source_format: str,
     *,
     reviewed_only: bool = False,
     allow_loss: bool = False,
-    force: bool = False,
-    protect: Iterable[str | Path] = (),
     on_record: Callable[[], None] | None = None,
 ) -> int:
-    """Write ``dataset`` to the parquet file ``out`` atomically; the record count.
-    Refuses, like ``--as source``, when the source rows would lose labels, and guards
-    ``out`` like every export (``export.check_destination``)."""
-    parquet_rows._pyarrow(out)  # one clear line before any work when pyarrow is missing
-    export.check_destination(out, export.protected_paths(db, *protect), force)
-    rows, rows_fd = export.temp_beside(out)
-    os.close(rows_fd)
-    tmp, tmp_fd = export.temp_beside(out)
-    os.close(tmp_fd)
-    try:
-        for fmt in (export.resolve_format(db, dataset, "source"), native.NAME):
+    """Write ``dataset`` as parquet to ``out`` (the temporary file of
+    ``export.export``, which guards the real output); the record count. ``write`` is the
+    export's stream writer, ``source_format`` the dataset's format. Refuses, like
+    ``--as source``, when the source rows would lose labels."""
+    with output_file.scratch_beside(out) as rows:
+        for fmt in (source_format, native.NAME):
             with rows.open("w", encoding="utf-8", newline="") as fh:
-                count = export.write(
+                count = write(
                     db,
                     dataset,
                     fmt,
@@ -70,9 +71,5 @@ def write_file(
             if _is_rows(rows):
                 break
             on_record = None  # counted once
-        parquet_rows.write(rows, tmp)
-        tmp.replace(out)
-    finally:
-        rows.unlink(missing_ok=True)
-        tmp.unlink(missing_ok=True)
+        parquet_rows.write(rows, out)
     return count

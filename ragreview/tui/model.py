@@ -15,6 +15,7 @@ from ..core import families as fam
 from ..core.keys import context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
+from ..services import labels
 from ..store import browse, history, item_edits, judge_store, metric_rows, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -312,9 +313,11 @@ class Review:
         ``seen``: what this screen showed for it when the key was pressed (``key_value``),
         so the write is this reviewer's event even when another reviewer set the same
         value a moment before (store.history.set_label)."""
-        event = history.set_label(
+        assert self.stored is not None
+        event = labels.label(  # the label use case, shared with the CLI and the API
             self.db,
-            self.rowid,
+            self.dataset,
+            self.stored.id,
             name,
             target,
             value,
@@ -390,7 +393,10 @@ class Review:
         self._reload()
 
     def mark_reviewed(self) -> None:
-        history.mark(self.db, self.rowid, "reviewed", self.reviewer, self.session)
+        assert self.stored is not None
+        labels.mark(
+            self.db, self.dataset, self.stored.id, True, self.reviewer, session=self.session
+        )
         self._reload()
 
     def undo(self, redo: bool = False) -> int | None:

@@ -99,7 +99,7 @@ def test_an_existing_file_needs_force_and_the_write_is_atomic(labelled, run_cli,
     assert proc.returncode == 1 and "cannot write" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_write_file_uses_a_unique_temp_name_and_leaves_nothing_on_failure(labelled, tmp_path):
+def test_export_uses_a_unique_temp_name_and_leaves_nothing_on_failure(labelled, tmp_path):
     _, db_path = labelled
     db = open_database(db_path)
     out = tmp_path / "out.jsonl"
@@ -112,7 +112,7 @@ def test_write_file_uses_a_unique_temp_name_and_leaves_nothing_on_failure(labell
             raise KeyboardInterrupt  # stopped half way
 
     with pytest.raises(KeyboardInterrupt):
-        export.write_file(db, "demo", "ragreview", out, on_record=peek)
+        export.export(db, "demo", out, as_="ragreview", on_record=peek)
     temp = seen[0] - {p.name for p in tmp_path.iterdir()}
     assert len(temp) == 1 and next(iter(temp)).startswith(".out.jsonl.")
     assert not out.exists()  # no half file under the real name, and the temp is gone
@@ -128,9 +128,9 @@ def test_the_tui_export_follows_the_same_rules(labelled):
     try:
         for target in (db_path, Path(str(db_path) + "-wal"), src):
             with pytest.raises(RagreviewError, match="refusing to write over"):
-                export.write_file(db, "demo", "ragreview", target, force=True)
+                export.export(db, "demo", target, as_="ragreview", force=True)
         out = export.reviewed_path(db_path, "demo", ".jsonl")
-        assert export.write_file(db, "demo", "ragreview", out, force=True) == 5
-        assert export.write_file(db, "demo", "ragreview", out, force=True) == 5
+        assert export.export(db, "demo", out, as_="ragreview", force=True).count == 5
+        assert export.export(db, "demo", out, as_="ragreview", force=True).count == 5
     finally:
         db.conn.close()

@@ -328,13 +328,13 @@ def test_source_export_refuses_edited_facts_and_ragreview_export_keeps_them(tmp_
     rowid = o.db.conn.execute("SELECT rowid FROM records WHERE id = 'Lanny Flaherty'").fetchone()
     item_edits.delete(o.db, rowid[0], "fact", "f2", "alice", "s1")
     with pytest.raises(RagreviewError, match="1 records have edited facts .*Lanny Flaherty"):
-        export.write_file(o.db, o.dataset, "factscore", tmp_path / "out.jsonl")
+        export.export(o.db, o.dataset, tmp_path / "out.jsonl", as_="factscore")
     assert not (tmp_path / "out.jsonl").exists()
-    export.write_file(o.db, o.dataset, "ragreview", tmp_path / "gold.jsonl")
+    export.export(o.db, o.dataset, tmp_path / "gold.jsonl", as_="ragreview")
     first = json.loads((tmp_path / "gold.jsonl").read_text().splitlines()[0])
     assert [f[0] for f in first["facts"]][:2] == ["f1", "f3"]
     history.undo(o.db, "alice", "s1")  # back as imported: the source format holds it again
-    assert export.write_file(o.db, o.dataset, "factscore", tmp_path / "out.jsonl") == 183
+    assert export.export(o.db, o.dataset, tmp_path / "out.jsonl", as_="factscore").count == 183
 
 
 RAGAS_ROW = {  # hand-written in ragas' v2 result shape (see docs/formats.md)

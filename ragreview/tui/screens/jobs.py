@@ -77,16 +77,16 @@ class ReviewJobs(Screen[None]):
 
         db = open_database(db_path)  # its own connection: the UI keeps labelling meanwhile
         try:
-            fmt = export.resolve_format(db, self.review.dataset, "source")
+            # the one export use case, with its guards (serve's browsers run this too);
             # force: pressing ctrl+e again replaces the previous export of that name (the
             # point of exporting again); the DB and the input files stay protected
-            count = export.write_file(db, self.review.dataset, fmt, out, force=True)
+            written = export.export(db, self.review.dataset, out, force=True)
         except RagreviewError as err:
             self.post_message(self.JobDone(str(err), "error"))
             return
         finally:
             db.conn.close()
-        done = f"exported {count} records as {fmt} to {out}"
+        done = f"exported {written.count} records as {written.fmt} to {out}"
         self.post_message(self.JobDone(done, "information", written=out))
 
     # -- re-judge ---------------------------------------------------------------------
