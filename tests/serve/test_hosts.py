@@ -5,8 +5,10 @@ server's own page, never merely match the request's ``Host``."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+import time
 import urllib.request
 
 import pytest
@@ -111,6 +113,10 @@ async def test_a_tokenless_server_answers_only_loopback_hosts(serve):
         for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
             headers = {**REVIEWER, "Host": host, "Origin": f"http://{host}"}
             socket = await http.ws_connect(ws_url, headers=headers)
+            # (the session process starts just after the handshake: give a busy machine time)
+            deadline = time.monotonic() + 15
+            while not children(served.process.pid) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
             assert children(served.process.pid) != []
             await socket.close()
 
