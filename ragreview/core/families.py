@@ -30,6 +30,7 @@ class KeyUse:
     word: str  # footer word
     labels: Mapping[str, str]  # item kind -> label name
     when: Callable[[Record], bool] | None = None  # applies only to such records
+    value: Any = None  # the value the key sets (None: it toggles or steps the label)
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,36 @@ RAGAS = Family(
     reasons=_ragas_reasons,
 )
 
+
+def _deepeval_reasons(rec: Record, src: Any) -> Reasons:
+    """Each verdict's reason from the metric's ``verboseLogs``; Faithfulness's truths
+    and every verdict metric's own ``reason`` at the record level."""
+    from .deepeval_reasons import reasons as deepeval_reasons  # only for DeepEval records
+
+    return deepeval_reasons(rec, src)
+
+
+_DEEPEVAL_ITEMS = {
+    "claim": "deepeval_claim",
+    "answer_statement": "deepeval_statement",
+    "context_statement": "deepeval_context_statement",
+    "doc": "deepeval_node",
+    "expected_sentence": "deepeval_expected",
+}
+DEEPEVAL = Family(
+    "deepeval",
+    "DeepEval",
+    keys=tuple(
+        KeyUse(f"verdict-{value}", key, value, _DEEPEVAL_ITEMS, value=value)
+        for value, key in (("yes", "y"), ("no", "N"), ("idk", "I"))
+    ),
+    item_labels={kind: (label,) for kind, label in _DEEPEVAL_ITEMS.items()},
+    metrics=("deepeval.",),
+    settings=("deepeval.penalize_ambiguous_claims",),
+    first=("claim", "answer_statement", "context_statement", "expected_sentence"),
+    reasons=_deepeval_reasons,
+)
+
 # The human metrics an InspectorRAGet record declares (core.rubric): its keys act on the
 # metric chosen with `w`, not on one fixed label, so they name RUBRIC_LABEL instead.
 RUBRIC_LABEL = "<declared metric>"
@@ -253,7 +284,7 @@ RUBRIC = Family(
     claims=_declares_rubric,
 )
 
-FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC)
+FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC, DEEPEVAL)
 BY_NAME = {f.name: f for f in FAMILIES}
 _FAMILY_OF_LABEL = {name: f for f in FAMILIES for name in f.labels()}
 
@@ -273,7 +304,10 @@ def families_of(record: Record, layers: tuple[Mapping[str, Any], ...] = ()) -> t
     # a ragas context verdict repeats on every sentence of a document: only where the
     # record has ragas' statements
     ragas = bool(record.statements or record.reference_statements)
-    return tuple(f for f in FAMILIES if (f is not RAGAS or ragas) and f.claims is None)
+    # (DeepEval's keys act on documents too: only for its own records)
+    return tuple(
+        f for f in FAMILIES if (f is not RAGAS or ragas) and f.claims is None and f is not DEEPEVAL
+    )
 
 
 def family_of_label(name: str) -> Family:

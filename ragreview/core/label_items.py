@@ -33,6 +33,13 @@ from .record import Record
 Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
 
 POSITIVE = {"fact": "S", "idk": 1, "underspecified": 1, "answerability": "ANSWERABLE"}
+POSITIVE.update(
+    dict.fromkeys(
+        "deepeval_claim deepeval_statement deepeval_context_statement deepeval_node "
+        "deepeval_expected".split(),
+        "yes",
+    )
+)
 MULTICLASS_KINDS = ("choice", "rating")
 RATING_THRESHOLD = 5
 
@@ -60,7 +67,7 @@ def task_family(task: str | None) -> str | None:
         return None
     if task.startswith("rgb"):
         return "rgb"
-    return task if task in ("trace", "mtrag", "longform", "ragas") else None
+    return task if task in ("trace", "mtrag", "longform", "ragas", "deepeval") else None
 
 
 def applies(record: Record, name: str, layers: Iterable[Layer]) -> bool:

@@ -24,6 +24,7 @@ SUPPORT_TOKENS = frozenset(
 )
 ANSWERABILITY = ("ANSWERABLE", "UNANSWERABLE", "PARTIAL", "CONVERSATIONAL", "UNDERSPECIFIED")
 FACT_LABELS = ("S", "NS", "IR")
+DEEPEVAL_VERDICTS = ("yes", "no", "idk")  # DeepEval's idk is "borderline" in newer releases
 VERDICTS = (0, 0.5, 1)
 
 
@@ -158,6 +159,39 @@ CATALOGUE: dict[str, LabelSpec] = {
             # pass/fail verdict per sample, which reviews must be able to correct.
             "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
             "verdict ragas' MetricAnnotation export accepts or edits)",
+        ),
+        *(
+            LabelSpec(
+                name,
+                target,
+                "choice",
+                "deepeval",
+                f"DeepEval verdict on a {what}: yes, no or idk",
+                choices=DEEPEVAL_VERDICTS,
+            )
+            for name, target, what in (
+                ("deepeval_claim", "claim", "claim of the output (Faithfulness)"),
+                (
+                    "deepeval_statement",
+                    "answer_statement",
+                    "statement of the output (Answer Relevancy)",
+                ),
+                (
+                    "deepeval_context_statement",
+                    "context_statement",
+                    "statement of a retrieval node (Contextual Relevancy)",
+                ),
+                (
+                    "deepeval_node",
+                    "context",
+                    "retrieval node, in rank order (Contextual Precision)",
+                ),
+                (
+                    "deepeval_expected",
+                    "expected_sentence",
+                    "sentence of the expected output (Contextual Recall)",
+                ),
+            )
         ),
     )
 }

@@ -204,6 +204,8 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
     metric = record.data.get("ragas_metric")
     if isinstance(metric, str) and f"stored.{metric}" in record.scores:
         out["ragas.verdict"] = record.scores[f"stored.{metric}"]
+    # DeepEval keeps every metric's score as ``stored.deepeval.<metric>`` (formats.deepeval)
+    out.update((alias, v) for alias, v in by_norm.items() if alias.startswith("deepeval."))
     k = int(settings.get("longform.k") or 100)
     f1 = stored_f1_at_k({a: v for a, v in by_norm.items() if a.startswith("f1_")}, k)
     if f1 is not ABSENT:
