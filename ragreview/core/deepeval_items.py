@@ -4,7 +4,7 @@ A DeepEval test case's verdicts live in each metric's ``verboseLogs``; the adapt
 (``formats.deepeval``) lays them out in the record's ``deepeval`` field as keyed items,
 one list per item kind, each entry ``[key, text, concerns]`` (``concerns``: the
 retrieval node it is about, or null). Contextual Precision's verdicts are one per
-retrieval node and use the record's ``context`` keys (``c0``, ``c1``, … in rank order).
+retrieval node, keyed as the record's contexts (``c0``, ``c1``, … in rank order).
 This module knows that layout and nothing else, so ``record`` may ask it for targets.
 """
 
@@ -29,8 +29,11 @@ KINDS: dict[str, tuple[str, str, str]] = {
         "e",
         "sentence of the expected output (Contextual Recall)",
     ),
+    # one per retrieval node, keyed as the record's contexts (c0, c1, … in rank order) and
+    # shown on the document rows; only where the test case has Contextual Precision
+    "node": ("deepeval_node", "c", "retrieval node (Contextual Precision)"),
 }
-NODE_LABEL = "deepeval_node"  # Contextual Precision, one per retrieval node (context key)
+NODE_LABEL = "deepeval_node"
 
 # metric slug -> (DeepEval's metric name, label, item kind)
 METRICS: dict[str, tuple[str, str, str]] = {
@@ -41,7 +44,7 @@ METRICS: dict[str, tuple[str, str, str]] = {
         "deepeval_context_statement",
         "context_statement",
     ),
-    "contextual_precision": ("Contextual Precision", NODE_LABEL, "context"),
+    "contextual_precision": ("Contextual Precision", NODE_LABEL, "node"),
     "contextual_recall": ("Contextual Recall", "deepeval_expected", "expected_sentence"),
 }
 SLUG_OF_NAME = {name: slug for slug, (name, _, _) in METRICS.items()}
@@ -50,6 +53,8 @@ PENALIZE = "deepeval.penalize_ambiguous_claims"  # FaithfulnessMetric's default:
 
 def item_key(kind: str, index: int, node: int | None = None) -> str:
     prefix = KINDS[kind][1]
+    if kind == "node":  # the record's context key
+        return f"{prefix}{index}"
     if kind == "context_statement":
         return f"{prefix}{node}s{index + 1}"
     return f"{prefix}{index + 1}"

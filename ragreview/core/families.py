@@ -246,21 +246,30 @@ def _deepeval_reasons(rec: Record, src: Any) -> Reasons:
     return deepeval_reasons(rec, src)
 
 
+def _ranks_nodes(rec: Record) -> bool:
+    """The test case has Contextual Precision verdicts (its document rows take them)."""
+    return bool(rec.targets("node"))
+
+
 _DEEPEVAL_ITEMS = {
     "claim": "deepeval_claim",
     "answer_statement": "deepeval_statement",
     "context_statement": "deepeval_context_statement",
-    "doc": "deepeval_node",
     "expected_sentence": "deepeval_expected",
 }
 DEEPEVAL = Family(
     "deepeval",
     "DeepEval",
     keys=tuple(
-        KeyUse(f"verdict-{value}", key, value, _DEEPEVAL_ITEMS, value=value)
+        use
         for value, key in (("yes", "y"), ("no", "N"), ("idk", "I"))
+        for use in (
+            KeyUse(f"verdict-{value}", key, value, _DEEPEVAL_ITEMS, value=value),
+            KeyUse(f"verdict-{value}", key, value, {"doc": "deepeval_node"}, _ranks_nodes, value),
+        )
     ),
-    item_labels={kind: (label,) for kind, label in _DEEPEVAL_ITEMS.items()},
+    item_labels={"doc": ("deepeval_node",)}
+    | {kind: (label,) for kind, label in _DEEPEVAL_ITEMS.items()},
     metrics=("deepeval.",),
     settings=("deepeval.penalize_ambiguous_claims",),
     first=("claim", "answer_statement", "context_statement", "expected_sentence"),

@@ -183,7 +183,7 @@ CATALOGUE: dict[str, LabelSpec] = {
                 ),
                 (
                     "deepeval_node",
-                    "context",
+                    "node",
                     "retrieval node, in rank order (Contextual Precision)",
                 ),
                 (

@@ -155,9 +155,8 @@ def draft(case: Any, index: int, number: int) -> Draft:
         if parsed is not None:
             kind_items, values, found_truths = parsed
             _, label, item_kind = METRICS[slug]
-            entry["keys"] = [key for key, *_ in kind_items] if kind_items else list(values)
-            if item_kind != "context":
-                items[item_kind] = kind_items
+            entry["keys"] = [key for key, *_ in kind_items]
+            items[item_kind] = kind_items
             labels[label] = values
             if found_truths is not None:
                 truths = found_truths
@@ -208,7 +207,8 @@ def _verdicts(
     if slug == "contextual_precision":
         if len(words) > nodes:  # a verdict for a node the test case does not have
             return None
-        return [], {context_key(i): w for i, w in enumerate(words) if w}, None
+        nodes_of = [[context_key(i), f"node {i}", None] for i in range(len(words))]
+        return nodes_of, {context_key(i): str(w) for i, w in enumerate(words)}, None
     kind_name = METRICS[slug][2]
     texts: list[str] | None = None
     truths = None

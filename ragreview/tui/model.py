@@ -72,7 +72,7 @@ class Item:
     def target(self, name: str) -> str:
         """The label's target for this item: the sentence key, or for a context-level
         label (ragas ``context_useful``) the key ``c<i>`` of the sentence's document."""
-        if CATALOGUE[name].target == "context" and self.doc is not None:
+        if CATALOGUE[name].target in ("context", "node") and self.doc is not None:
             return context_key(self.doc)
         return self.key
 
