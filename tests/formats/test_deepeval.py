@@ -276,3 +276,31 @@ def test_formats_lists_deepeval() -> None:
     result = run("formats")
     assert result.exit_code == 0
     assert "deepeval" in result.output
+
+
+def test_agreement_per_label_and_metric_and_the_queue_estimate(tmp_path: Path) -> None:
+    copy, _ = imported(VERDICTS, tmp_path)
+    assert run("label", copy, "capital", "deepeval_node", "c1", "yes").exit_code == 0
+    drawn = run("queue", copy, "--n", "2")
+    assert drawn.exit_code == 0, drawn.output
+    for rid in ("capital", "everest"):
+        assert run("mark", copy, rid, "--reviewed").exit_code == 0
+    result = run("agreement", copy, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    text = json.dumps(report)
+    for name in (
+        "deepeval_claim",
+        "deepeval_statement",
+        "deepeval_context_statement",
+        "deepeval_node",
+        "deepeval_expected",
+        "deepeval.contextual_precision",
+    ):
+        assert f'"{name}"' in text, name
+    summary = json.loads(run("metrics", copy, "--json").output.splitlines()[0])
+    estimate = summary["estimate"]
+    found = json.dumps(estimate)
+    assert "deepeval.contextual_precision" in found
+    # every record reviewed: the estimate is the reviewed mean, (1.0 + 0.5) / 2
+    assert summary["effective"]["deepeval.contextual_precision"] == 0.75
