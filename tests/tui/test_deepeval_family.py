@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from ragreview.tui.screens.help import HelpScreen
+from ragreview.tui.widgets.key_bar import KeyBar
 from ragreview.tui.widgets.metrics_panel import MetricsPanel
 
 from .conftest import REPO, human, make_app, text_of
@@ -93,3 +95,11 @@ async def test_every_deepeval_key_sets_its_verdict_and_moves_its_metric(tmp_path
         assert human(o) == before
         panel = text_of(app.screen.query_one(MetricsPanel))
         assert "deepeval" in panel
+        # the footer names the family's keys, the help explains them
+        assert text_of(app.screen.query_one(KeyBar)).startswith(" y yes  N no  I idk │")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = "\n".join(text_of(w) for w in app.screen.query("Static"))
+        for title in ("DeepEval verdict yes", "DeepEval verdict no", "DeepEval verdict idk"):
+            assert title in shown, title
