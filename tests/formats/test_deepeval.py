@@ -85,6 +85,13 @@ def test_every_form_is_detected_and_gives_every_stored_score_exactly(
             assert row["judge"][f"deepeval.{slug}"] == metric["score"], (case["name"], slug)
             compared += 1
     assert compared == 10  # 2 test cases x 5 verdict metrics
+    # the stored-vs-recomputed table: every recomputed metric, no disagreement; the
+    # custom metric without verdicts is not recomputed, so not in it
+    table = run("metrics", copy).output.split("stored scores in the source")[1]
+    for slug in SLUGS.values():
+        (line,) = [x for x in table.splitlines() if f"deepeval.{slug} " in x]
+        assert [c.strip() for c in line.split("│")[2:4]] == ["2", "0"], line
+    assert "conciseness" not in table
 
 
 def test_the_four_forms_give_the_same_records_and_verdicts(tmp_path: Path) -> None:
