@@ -311,3 +311,42 @@ def test_agreement_per_label_and_metric_and_the_queue_estimate(tmp_path: Path) -
     assert "deepeval.contextual_precision" in found
     # every record reviewed: the estimate is the reviewed mean, (1.0 + 0.5) / 2
     assert summary["effective"]["deepeval.contextual_precision"] == 0.75
+
+
+def test_logs_read_unescaped_strings_and_skip_unknown_verdicts(tmp_path: Path) -> None:
+    # prettify_list prints strings without escaping them
+    body = '[\n    "He said "yes" twice.",\n    "C:\\\\path"\n]'
+    assert logs.strings(body) == ['He said "yes" twice.', "C:\\\\path"]
+    assert logs.strings("[]") == []
+    doc = json.loads(VERDICTS.read_text(encoding="utf-8"))
+    metric = doc["testCases"][0]["metricsData"][3]  # Contextual Precision
+    metric["verboseLogs"] = metric["verboseLogs"].replace('"verdict": "no"', '"verdict": "maybe"')
+    odd = tmp_path / "in" / "odd.json"
+    odd.parent.mkdir()
+    odd.write_text(json.dumps(doc), encoding="utf-8")
+    copy, db = imported(odd, tmp_path)
+    found = labels(db)["capital"]
+    assert "deepeval_node" not in found  # a verdict DeepEval would drop: stored score only
+    values = per_record(copy)["capital"]["judge"]
+    assert values["deepeval.contextual_precision"] == metric["score"]
+
+
+def test_reviewed_only_export_recounts_the_run(tmp_path: Path) -> None:
+    copy, _ = imported(VERDICTS, tmp_path)
+    assert run("label", copy, "everest", "deepeval_expected", "e2", "yes").exit_code == 0
+    assert run("mark", copy, "everest", "--reviewed").exit_code == 0
+    out = tmp_path / "reviewed.json"
+    result = run("export", copy, "--out", out, "--reviewed-only")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert [c["name"] for c in doc["testCases"]] == ["everest"]
+    assert doc["testPassed"] + doc["testFailed"] == 1
+    scores = {m["metric"]: m for m in doc["metricsScores"]}
+    assert scores["Contextual Recall"]["scores"] == [1.0]
+    assert scores["Faithfulness"] == {
+        "metric": "Faithfulness",
+        "scores": [2 / 3],
+        "passes": 0,
+        "fails": 1,
+        "errors": 0,
+    }
