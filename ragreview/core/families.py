@@ -262,11 +262,21 @@ DEEPEVAL = Family(
     "DeepEval",
     keys=tuple(
         use
-        for value, key in (("yes", "y"), ("no", "N"), ("idk", "I"))
+        for value, key in (("yes", "y"), ("no", "N"))
         for use in (
             KeyUse(f"verdict-{value}", key, value, _DEEPEVAL_ITEMS, value=value),
             KeyUse(f"verdict-{value}", key, value, {"doc": "deepeval_node"}, _ranks_nodes, value),
         )
+    )
+    # idk only where DeepEval's schema has it (YesNoBorderline): claims, output statements
+    + (
+        KeyUse(
+            "verdict-idk",
+            "I",
+            "idk",
+            {k: _DEEPEVAL_ITEMS[k] for k in ("claim", "answer_statement")},
+            value="idk",
+        ),
     ),
     item_labels={"doc": ("deepeval_node",)}
     | {kind: (label,) for kind, label in _DEEPEVAL_ITEMS.items()},

@@ -88,11 +88,13 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
     return finish(path, document_drafts(path, located(), make, locator), locator=locator)
 
 
-def verdict(value: Any) -> str | None:
+def verdict(value: Any, ambiguous: bool = True) -> str | None:
     """DeepEval's verdict word as a label value (its ``normalize_qag_verdict``: the
-    leading word, lower case; ``borderline`` is newer DeepEval's ``idk``)."""
+    leading word, lower case; ``borderline`` is newer DeepEval's ``idk``), None for a
+    word DeepEval drops (``idk`` too where the metric's schema is yes / no only)."""
     found = re.match(r"[a-z]+", str(value if value is not None else "").strip().lower())
-    return SPELLING.get(found.group(0)) if found else None
+    word = SPELLING.get(found.group(0)) if found else None
+    return None if word == "idk" and not ambiguous else word
 
 
 def _slug(name: str) -> str:
@@ -193,7 +195,7 @@ def _verdicts(
             if not isinstance(inner, list):
                 return None
             for i, v in enumerate(inner):
-                value = verdict(v.get("verdict")) if isinstance(v, dict) else None
+                value = verdict(v.get("verdict"), False) if isinstance(v, dict) else None
                 if value is None:
                     return None
                 key = item_key("context_statement", i, node)
@@ -201,7 +203,8 @@ def _verdicts(
                 items.append([key, str(text_of) if text_of is not None else "", f"node {node}"])
                 values[key] = value
         return items, values, None
-    words = [verdict(v.get("verdict")) for v in verdicts]
+    ambiguous = slug in ("faithfulness", "answer_relevancy")  # YesNoBorderline schemas
+    words = [verdict(v.get("verdict"), ambiguous) for v in verdicts]
     if any(w is None for w in words):
         return None
     if slug == "contextual_precision":

@@ -313,20 +313,23 @@ def test_agreement_per_label_and_metric_and_the_queue_estimate(tmp_path: Path) -
     assert summary["effective"]["deepeval.contextual_precision"] == 0.75
 
 
-def test_logs_read_unescaped_strings_and_skip_unknown_verdicts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("word", ["maybe", "idk"])
+def test_logs_read_unescaped_strings_and_skip_unknown_verdicts(tmp_path: Path, word: str) -> None:
     # prettify_list prints strings without escaping them
     body = '[\n    "He said "yes" twice.",\n    "C:\\\\path"\n]'
     assert logs.strings(body) == ['He said "yes" twice.', "C:\\\\path"]
     assert logs.strings("[]") == []
     doc = json.loads(VERDICTS.read_text(encoding="utf-8"))
     metric = doc["testCases"][0]["metricsData"][3]  # Contextual Precision
-    metric["verboseLogs"] = metric["verboseLogs"].replace('"verdict": "no"', '"verdict": "maybe"')
+    metric["verboseLogs"] = metric["verboseLogs"].replace('"verdict": "no"', f'"verdict": "{word}"')
     odd = tmp_path / "in" / "odd.json"
     odd.parent.mkdir()
     odd.write_text(json.dumps(doc), encoding="utf-8")
     copy, db = imported(odd, tmp_path)
     found = labels(db)["capital"]
-    assert "deepeval_node" not in found  # a verdict DeepEval would drop: stored score only
+    # a verdict DeepEval would drop (idk: Contextual Precision's schema is yes / no):
+    # the metric keeps its stored score only
+    assert "deepeval_node" not in found
     values = per_record(copy)["capital"]["judge"]
     assert values["deepeval.contextual_precision"] == metric["score"]
 
@@ -350,3 +353,31 @@ def test_reviewed_only_export_recounts_the_run(tmp_path: Path) -> None:
         "fails": 1,
         "errors": 0,
     }
+
+
+def test_deepevals_own_loader_reads_the_export(tmp_path: Path) -> None:
+    """Needs an interpreter with the ``deepeval`` package (never the project's venv):
+    ``DEEPEVAL_PYTHON=/path/to/venv/bin/python``; skipped without one."""
+    import os
+    import subprocess
+
+    python = os.environ.get("DEEPEVAL_PYTHON")
+    if not python:
+        pytest.skip("set DEEPEVAL_PYTHON to an interpreter that has deepeval")
+    copy, _ = imported(VERDICTS, tmp_path)
+    for args in (
+        ("deepeval_claim", "cl1", "idk"),
+        ("deepeval_node", "c1", "yes"),
+        ("deepeval_context_statement", "n1s1", "yes"),
+    ):
+        assert run("label", copy, "capital", *args).exit_code == 0
+    out = tmp_path / "exported.json"
+    assert run("export", copy, "--out", out).exit_code == 0
+    check = FIXTURES / "deepeval" / "check_export.py"
+    env = {**os.environ, "DEEPEVAL_TELEMETRY_OPT_OUT": "1"}
+    done = subprocess.run(
+        [python, str(check), str(out)], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "capital Faithfulness 0.6666666666666666 False" in done.stdout
+    assert "capital Contextual Precision 1.0 True" in done.stdout

@@ -73,6 +73,10 @@ async def test_every_deepeval_key_sets_its_verdict_and_moves_its_metric(tmp_path
         await pilot.press("y")
         await pilot.pause()
         assert record_value(app, "deepeval.contextual_relevancy") == (0.5, 0.75)
+        before = dict(human(o))
+        await pilot.press("I")  # idk is not a contextual verdict (DeepEval's yes / no)
+        await pilot.pause()
+        assert human(o) == before
         # Contextual Precision on the node rows: yes, no, yes; node 1 yes -> 1.0
         await goto(app, pilot, "1a")
         await pilot.press("y")
