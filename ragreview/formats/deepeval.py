@@ -105,9 +105,8 @@ def draft(case: Any, index: int, number: int) -> Draft:
     if not isinstance(case, dict):
         raise RecordError("", f"expected a test case object, got {kind(case)}")
     data: dict[str, Any] = {"task": "deepeval"}
-    for field, name in (("input", "question"),):
-        if isinstance(case.get(field), str):
-            data[name] = case[field]
+    if isinstance(case.get("input"), str):
+        data["question"] = case["input"]
     nodes = case.get("retrievalContext")
     if nodes is None:
         nodes = case.get("context")
