@@ -90,9 +90,10 @@ def metrics(
             summaries[0]["estimate"] = estimates.dataset_estimates(
                 opened.db, name, target_halfwidth
             )
+        assumed = _assumed(opened.db, name, summaries[0]["judge"])
         if as_json:
             for summary in summaries:
-                click.echo(_line(summary))
+                click.echo(_line({**summary, "assumed": assumed} if assumed else summary))
             return
         _print_summaries(
             name,
@@ -100,6 +101,11 @@ def metrics(
             metric_rows.stored_comparison(opened.db, name),
             None if by else summaries[0]["estimate"],
         )
+        for setting, value in assumed.items():
+            click.echo(
+                f"{setting} = {json.dumps(value)} is assumed: DeepEval's default, the run file "
+                f"does not record it (change it with `ragreview settings PATH {setting}=true`)"
+            )
         if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):
             groups = [  # only groups holding RGB records: other tasks have no noise rate
                 g
@@ -108,6 +114,20 @@ def metrics(
             ]
             if len(groups) > 1:
                 _print_noise_table(groups)
+
+
+def _assumed(db: Any, dataset: str, judge: dict[str, Any]) -> dict[str, Any]:
+    """The settings a metric shown depends on that the source file does not record,
+    with their value, while not set by hand (DeepEval's penalize_ambiguous_claims)."""
+    from ..store import settings as store_settings
+
+    name = "deepeval.penalize_ambiguous_claims"
+    if "deepeval.faithfulness" not in judge:
+        return {}
+    row = db.conn.execute(
+        "SELECT 1 FROM settings WHERE dataset = ? AND name = ?", (dataset, name)
+    ).fetchone()
+    return {} if row else {name: store_settings.get_all(db, dataset)[name]}
 
 
 def _fmt(value: Any) -> str:

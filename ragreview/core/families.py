@@ -30,6 +30,7 @@ class KeyUse:
     word: str  # footer word
     labels: Mapping[str, str]  # item kind -> label name
     when: Callable[[Record], bool] | None = None  # applies only to such records
+    value: Any = None  # the value the key sets (None: it toggles or steps the label)
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,55 @@ RAGAS = Family(
     reasons=_ragas_reasons,
 )
 
+
+def _deepeval_reasons(rec: Record, src: Any) -> Reasons:
+    """Each verdict's reason from the metric's ``verboseLogs``; Faithfulness's truths
+    and every verdict metric's own ``reason`` at the record level."""
+    from .deepeval_reasons import reasons as deepeval_reasons  # only for DeepEval records
+
+    return deepeval_reasons(rec, src)
+
+
+def _ranks_nodes(rec: Record) -> bool:
+    """The test case has Contextual Precision verdicts (its document rows take them)."""
+    return bool(rec.targets("node"))
+
+
+_DEEPEVAL_ITEMS = {
+    "claim": "deepeval_claim",
+    "answer_statement": "deepeval_statement",
+    "context_statement": "deepeval_context_statement",
+    "expected_sentence": "deepeval_expected",
+}
+DEEPEVAL = Family(
+    "deepeval",
+    "DeepEval",
+    keys=tuple(
+        use
+        for value, key in (("yes", "y"), ("no", "N"))
+        for use in (
+            KeyUse(f"verdict-{value}", key, value, _DEEPEVAL_ITEMS, value=value),
+            KeyUse(f"verdict-{value}", key, value, {"doc": "deepeval_node"}, _ranks_nodes, value),
+        )
+    )
+    # idk only where DeepEval's schema has it (YesNoBorderline): claims, output statements
+    + (
+        KeyUse(
+            "verdict-idk",
+            "I",
+            "idk",
+            {k: _DEEPEVAL_ITEMS[k] for k in ("claim", "answer_statement")},
+            value="idk",
+        ),
+    ),
+    item_labels={"doc": ("deepeval_node",)}
+    | {kind: (label,) for kind, label in _DEEPEVAL_ITEMS.items()},
+    metrics=("deepeval.",),
+    settings=("deepeval.penalize_ambiguous_claims",),
+    first=("claim", "answer_statement", "context_statement", "expected_sentence"),
+    reasons=_deepeval_reasons,
+)
+
 # The human metrics an InspectorRAGet record declares (core.rubric): its keys act on the
 # metric chosen with `w`, not on one fixed label, so they name RUBRIC_LABEL instead.
 RUBRIC_LABEL = "<declared metric>"
@@ -253,7 +303,7 @@ RUBRIC = Family(
     claims=_declares_rubric,
 )
 
-FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC)
+FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC, DEEPEVAL)
 BY_NAME = {f.name: f for f in FAMILIES}
 _FAMILY_OF_LABEL = {name: f for f in FAMILIES for name in f.labels()}
 
@@ -273,7 +323,10 @@ def families_of(record: Record, layers: tuple[Mapping[str, Any], ...] = ()) -> t
     # a ragas context verdict repeats on every sentence of a document: only where the
     # record has ragas' statements
     ragas = bool(record.statements or record.reference_statements)
-    return tuple(f for f in FAMILIES if (f is not RAGAS or ragas) and f.claims is None)
+    # (DeepEval's keys act on documents too: only for its own records)
+    return tuple(
+        f for f in FAMILIES if (f is not RAGAS or ragas) and f.claims is None and f is not DEEPEVAL
+    )
 
 
 def family_of_label(name: str) -> Family:

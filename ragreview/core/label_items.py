@@ -5,7 +5,7 @@ An *item* is one value a rater gives: a label name on one target of one record
 
 - A label name is compared on a record only when its family applies there: the
   record's task is of that family (``trace``; ``rgb-*``; ``mtrag``; ``longform``;
-  ``ragas``) or one of the compared layers carries a label of that family on the
+  ``ragas``; ``deepeval``) or one of the compared layers carries a label of that family on the
   record. A trace record's ``rejected`` is not "false", it does not apply; but a trace
   record where the judge marked no sentence relevant counts as "all irrelevant".
 - Then every target the record has for that label kind is an item. An absent value
@@ -16,7 +16,8 @@ An *item* is one value a rater gives: a label name on one target of one record
 
 Binary views (positive class) for the confusion matrix of non-boolean labels:
 ``fact`` = ``"S"``; ``idk``/``underspecified`` = 1 (0.5 and 0 negative);
-``answerability`` = ``"ANSWERABLE"``; ``rb_llm_rating`` = rating > 5;
+``answerability`` = ``"ANSWERABLE"``; ``rb_llm_rating`` = rating > 5; DeepEval's
+verdicts = ``"yes"``;
 ``support_keys`` items are booleans already. Multi-class agreement (accuracy, κ,
 matrix) is reported separately for the choice and rating labels.
 """
@@ -33,6 +34,13 @@ from .record import Record
 Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
 
 POSITIVE = {"fact": "S", "idk": 1, "underspecified": 1, "answerability": "ANSWERABLE"}
+POSITIVE.update(
+    dict.fromkeys(
+        "deepeval_claim deepeval_statement deepeval_context_statement deepeval_node "
+        "deepeval_expected".split(),
+        "yes",
+    )
+)
 MULTICLASS_KINDS = ("choice", "rating")
 RATING_THRESHOLD = 5
 
@@ -60,7 +68,7 @@ def task_family(task: str | None) -> str | None:
         return None
     if task.startswith("rgb"):
         return "rgb"
-    return task if task in ("trace", "mtrag", "longform", "ragas") else None
+    return task if task in ("trace", "mtrag", "longform", "ragas", "deepeval") else None
 
 
 def applies(record: Record, name: str, layers: Iterable[Layer]) -> bool:

@@ -24,6 +24,9 @@ SUPPORT_TOKENS = frozenset(
 )
 ANSWERABILITY = ("ANSWERABLE", "UNANSWERABLE", "PARTIAL", "CONVERSATIONAL", "UNDERSPECIFIED")
 FACT_LABELS = ("S", "NS", "IR")
+# DeepEval's idk is "borderline" in newer releases; only Faithfulness and Answer
+# Relevancy have it (the contextual metrics' schemas take yes / no)
+DEEPEVAL_VERDICTS = ("yes", "no", "idk")
 VERDICTS = (0, 0.5, 1)
 
 
@@ -158,6 +161,48 @@ CATALOGUE: dict[str, LabelSpec] = {
             # pass/fail verdict per sample, which reviews must be able to correct.
             "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
             "verdict ragas' MetricAnnotation export accepts or edits)",
+        ),
+        *(
+            LabelSpec(
+                name,
+                target,
+                "choice",
+                "deepeval",
+                f"DeepEval verdict on a {what}: " + ", ".join(choices),
+                choices=choices,
+            )
+            for name, target, what, choices in (
+                (
+                    "deepeval_claim",
+                    "claim",
+                    "claim of the output (Faithfulness)",
+                    DEEPEVAL_VERDICTS,
+                ),
+                (
+                    "deepeval_statement",
+                    "answer_statement",
+                    "statement of the output (Answer Relevancy)",
+                    DEEPEVAL_VERDICTS,
+                ),
+                (
+                    "deepeval_context_statement",
+                    "context_statement",
+                    "statement of a retrieval node (Contextual Relevancy)",
+                    DEEPEVAL_VERDICTS[:2],
+                ),
+                (
+                    "deepeval_node",
+                    "node",
+                    "retrieval node, in rank order (Contextual Precision)",
+                    DEEPEVAL_VERDICTS[:2],
+                ),
+                (
+                    "deepeval_expected",
+                    "expected_sentence",
+                    "sentence of the expected output (Contextual Recall)",
+                    DEEPEVAL_VERDICTS[:2],
+                ),
+            )
         ),
     )
 }

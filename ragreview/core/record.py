@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
+from . import deepeval_items
 from .errors import RecordError
 from .keys import context_key, normalize_key, part_key
 
@@ -91,6 +92,8 @@ class Record:
             return tuple(k for k, _ in self.reference_statements)
         if kind == "context":
             return tuple(context_key(i) for i in range(len(self.documents)))
+        if kind in deepeval_items.KINDS:
+            return deepeval_items.keys(self.data, kind)
         raise ValueError(f"unknown target kind {kind!r}")
 
 

@@ -10,6 +10,7 @@ from ..core.errors import InputError
 from ..core.record import ImportItem, Unchanged
 from . import (
     catalogue,
+    deepeval,
     factscore,
     inspectorraget,
     mapped,
@@ -36,7 +37,18 @@ from .jsonio import (
 # native format goes last because its markers (``labels``) are the most generic.
 REGISTRY: dict[str, Adapter] = {
     m.NAME: m
-    for m in (ragbench, rgb, mtrag, factscore, safe, ragas, inspectorraget, native, mapped)
+    for m in (
+        ragbench,
+        rgb,
+        mtrag,
+        factscore,
+        safe,
+        ragas,
+        inspectorraget,
+        deepeval,
+        native,
+        mapped,
+    )
 }
 # Export targets that are not source formats (no reader).
 EXPORT_ONLY = ("csv",)

@@ -69,6 +69,13 @@ FORMATS: tuple[FormatInfo, ...] = (
         "annotators' human metrics as reviewer layers; algorithm metrics as stored scores",
     ),
     FormatInfo(
+        "deepeval",
+        "one JSON document: a test run (test_run_*.json, .deepeval/*.json)",
+        (("testCases",), ("testRunData",)),
+        "Faithfulness, Answer Relevancy, Contextual Relevancy / Precision / Recall verdicts "
+        "from verboseLogs; every metric's stored score",
+    ),
+    FormatInfo(
         "ragreview",
         "JSON Lines / parquet rows",
         (("id", "labels"), ("id", "documents")),

@@ -74,6 +74,11 @@ def _writer_config(
         from ..store import reviewer_layers
 
         writer_config["export.authors"] = reviewer_layers.authors(db, dataset)
+    if getattr(formats.REGISTRY.get(fmt), "NEEDS_REASONS", False):
+        # the writer puts the reviewers' reasons in the file (DeepEval's ``reason``)
+        from ..store import reviewer_layers
+
+        writer_config["export.reasons"] = reviewer_layers.label_reasons(db, dataset)
     return writer_config
 
 

@@ -228,7 +228,11 @@ def put_setting(
         if old == value:  # stored metrics already use it
             return False
         settings.store(conn, dataset, name, value)
-        if has_totals(conn, dataset) and metric_stats.complete(conn, dataset):
+        if (
+            name in metric_stats.SQL_SETTINGS
+            and has_totals(conn, dataset)
+            and metric_stats.complete(conn, dataset)
+        ):
             metric_stats.apply(conn, dataset, name, value, old)
             if on_progress is not None:  # every record done at once
                 sql = "SELECT count(*) FROM records WHERE dataset = ?"

@@ -154,6 +154,11 @@ def _longform(k: int) -> dict[str, tuple[str, str]]:
     }
 
 
+# The settings whose metric rows are SQL over the stats rows; any other metric setting
+# (deepeval.penalize_ambiguous_claims) is applied by recomputing the records.
+SQL_SETTINGS = ("trace.variant", "rgb.variant", "longform.k")
+
+
 def formulas(name: str, value: Any) -> dict[str, tuple[str, str]]:
     """The metric rows a setting's value determines: name -> (SQL value, row exists)."""
     if name == "trace.variant":

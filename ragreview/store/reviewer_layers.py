@@ -116,6 +116,22 @@ def authors(
     return out
 
 
+def label_reasons(db: sqlite_utils.Database, dataset: str) -> dict[str, dict[tuple[str, str], str]]:
+    """{record id: {(label, target): reason}} of the overrides in force that carry a
+    reason (the latest reason given since the value was set)."""
+    out: dict[str, dict[tuple[str, str], str]] = {}
+    for rid, name, target, reason in db.conn.execute(
+        "SELECT r.id, h.name, h.target, (SELECT e.reason FROM events e WHERE e.record = h.record "
+        "AND e.name = h.name AND e.target = h.target AND e.id >= h.event "
+        "AND e.reason IS NOT NULL ORDER BY e.id DESC LIMIT 1) FROM human_labels h "
+        "JOIN records r ON r.rowid = h.record WHERE r.dataset = ?",
+        (dataset,),
+    ):
+        if reason:
+            out.setdefault(rid, {})[(name, target)] = reason
+    return out
+
+
 def annotator_report(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] | None:
     """The annotators block of the agreement report (``core.annotator_agreement``) for a
     dataset whose records declare human metrics; None when none does."""

@@ -15,6 +15,8 @@ DEFAULTS: dict[str, tuple[Any, Any]] = {
     "trace.variant": ("ragbench", ("ragbench", "length", "capped20")),
     "rgb.variant": ("reference", ("reference", "simple")),
     "longform.k": (100, int),
+    # FaithfulnessMetric(penalize_ambiguous_claims=False) by default; no file records it
+    "deepeval.penalize_ambiguous_claims": (False, (False, True)),
 }
 # Settings no metric reads (changing them recomputes nothing; not a metric variant, so
 # not in ``get_all``): the review-queue stopping rule (docs/estimate.md).

@@ -102,6 +102,13 @@ ACTIONS: tuple[ReviewAction, ...] = (
     _label("step-down", "minus", "Step human metric down",
            "The active human metric's previous declared value; from none, the last (InspectorRAGet rubric).",
            display="-"),
+    _label("verdict-yes", "y", "DeepEval verdict yes",
+           "The claim, statement, node or expected-output sentence under the cursor: yes (DeepEval)."),
+    _label("verdict-no", "N,shift+n", "DeepEval verdict no",
+           "The item under the cursor: no (DeepEval).", display="N"),
+    _label("verdict-idk", "I,shift+i", "DeepEval verdict idk",
+           "The item under the cursor: idk, DeepEval's ambiguous verdict ('borderline' in newer "
+           "releases).", display="I"),
     ReviewAction(
         id="add-item", keys="A,shift+a", display="A", action="items('add')", namespace="edit",
         title="Add fact / statement",

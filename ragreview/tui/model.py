@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core import deepeval_items
 from ..core import families as fam
 from ..core.keys import context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
@@ -44,6 +45,17 @@ KIND_NAMES = {
     "reference_statement": "reference statements",
     "part": "answer parts",
     "record": "the record",
+    "claim": "claims",
+    "answer_statement": "output statements",
+    "context_statement": "node statements",
+    "expected_sentence": "expected-output sentences",
+}
+# DeepEval's verdict items (core.deepeval_items), with the heading each is shown under
+DEEPEVAL_SECTIONS = {
+    "claim": "claims · Faithfulness",
+    "answer_statement": "statements · Answer Relevancy",
+    "context_statement": "node statements · Contextual Relevancy",
+    "expected_sentence": "expected output · Contextual Recall",
 }
 
 
@@ -61,7 +73,7 @@ class Item:
     def target(self, name: str) -> str:
         """The label's target for this item: the sentence key, or for a context-level
         label (ragas ``context_useful``) the key ``c<i>`` of the sentence's document."""
-        if CATALOGUE[name].target == "context" and self.doc is not None:
+        if CATALOGUE[name].target in ("context", "node") and self.doc is not None:
             return context_key(self.doc)
         return self.key
 
@@ -83,6 +95,11 @@ def items_of(rec: Record, first: tuple[str, ...] = ()) -> list[Item]:
         Item("reference_statement", k, t, "reference statements")
         for k, t in rec.reference_statements
     )
+    for kind, section in DEEPEVAL_SECTIONS.items():
+        out.extend(
+            Item(kind, str(e[0]), str(e[1]), section, e[2] if len(e) > 2 else None)
+            for e in deepeval_items.entries(rec.data, kind)
+        )
     rank = {kind: i for i, kind in enumerate(first)}
     return sorted(out, key=lambda item: rank.get(item.kind, len(rank)))  # stable
 
@@ -106,6 +123,7 @@ class KeyTarget:
     name: str
     target: str
     item: int | None  # index of the item (None: a record-level verdict)
+    value: Any = None  # what the key sets (None: it toggles or steps the label)
 
 
 class Refused(Exception):
@@ -171,6 +189,7 @@ class Review:
         """What the record's families declare: keys, row labels, verdicts, reasons."""
         assert self.stored is not None
         keys: dict[str, dict[str, str]] = {}
+        values: dict[str, Any] = {}
         rows: dict[str, list[str]] = {}
         present = {item.kind for item in self.items} | {"record"}
         for family in self.families:
@@ -180,10 +199,13 @@ class Review:
                     labels = {k: n for k, n in use.labels.items() if k in present}
                     if labels:
                         keys.setdefault(use.action, {}).update(labels)
+                        if use.value is not None:
+                            values[use.action] = use.value
             for kind, names in family.item_labels.items():
                 shown = rows.setdefault(kind, [])
                 shown.extend(n for n in names if n not in shown)
         self.keys = keys
+        self.key_values = values
         self.item_labels = {kind: tuple(names) for kind, names in rows.items()}
         settable = {name for labels in keys.values() for name in labels.values()}
         self.verdict_names = (
@@ -254,7 +276,7 @@ class Review:
             kinds = ", ".join(KIND_NAMES[k] for k in labels)
             raise Refused(f"applies to {kinds}")
         name = labels[item.kind]
-        return KeyTarget(name, item.target(name), item_index)
+        return KeyTarget(name, item.target(name), item_index, self.key_values.get(action))
 
     def mark(self, name: str, target: str) -> Mark:
         assert self.stored is not None

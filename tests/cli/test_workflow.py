@@ -110,6 +110,7 @@ def test_mark_redo_and_settings(ragreview, demo_copy, tmp_path) -> None:
         "trace.variant=length",
         "rgb.variant=reference",
         "longform.k=64",
+        "deepeval.penalize_ambiguous_claims=false",
     ]
     db = open_database(tmp_path / "demo.ragreview.db")
     stored = store_records.find(db, "covid-2")

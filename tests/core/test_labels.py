@@ -47,6 +47,11 @@ def test_catalogue_matches_spec_table() -> None:
         "attributed",
         "context_useful",
         "verdict",  # beyond docs/architecture.md: ragas MetricAnnotation verdicts (formats issue)
+        "deepeval_claim",
+        "deepeval_statement",
+        "deepeval_context_statement",
+        "deepeval_node",
+        "deepeval_expected",
     ]
     assert spec("relevant").default is False and spec("utilized").default is False
     assert spec("supported").default is None  # stored explicitly, never defaulted

@@ -217,6 +217,7 @@ def test_settings(db) -> None:
         "trace.variant": "ragbench",
         "rgb.variant": "reference",
         "longform.k": 100,
+        "deepeval.penalize_ambiguous_claims": False,
     }
     metric_rows.put_setting(db, "ds", "trace.variant", "length")
     metric_rows.put_setting(db, "ds", "longform.k", 64)
@@ -229,6 +230,7 @@ def test_settings(db) -> None:
         ("longform.k", 0),
         ("longform.k", "64"),
         ("longform.k", True),
+        ("deepeval.penalize_ambiguous_claims", "yes"),
         ("nope", 1),
     ]:
         with pytest.raises(RagreviewError):

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
+from ..deepeval_items import metric_entries
 from ..record import Record
 from .common import Values
 
@@ -204,6 +205,11 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
     metric = record.data.get("ragas_metric")
     if isinstance(metric, str) and f"stored.{metric}" in record.scores:
         out["ragas.verdict"] = record.scores[f"stored.{metric}"]
+    # DeepEval: the score of each metric recomputed from its verdicts (one without
+    # verdicts is its stored score, nothing to compare)
+    for entry in metric_entries(record.data):
+        if isinstance(entry.get("keys"), list) and entry.get("score") is not None:
+            out[f"deepeval.{entry['slug']}"] = entry["score"]
     k = int(settings.get("longform.k") or 100)
     f1 = stored_f1_at_k({a: v for a, v in by_norm.items() if a.startswith("f1_")}, k)
     if f1 is not ABSENT:

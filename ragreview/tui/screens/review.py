@@ -48,7 +48,11 @@ class ReviewScreen(RecordScreen):
         # A context-level label shows on every sentence of its document: redraw them all.
         item = self.sentences.item
         index = where.item if item is not None and where.target == item.key else None
-        if self._commit(lambda: self.review.cycle(where.name, where.target), index):
+        if where.value is not None:  # a key that sets one value (DeepEval's y / N / I)
+            change = lambda: self.review.set(where.name, where.target, where.value)  # noqa: E731
+        else:
+            change = lambda: self.review.cycle(where.name, where.target)  # noqa: E731
+        if self._commit(change, index):
             if where.item is not None and index is None:
                 self.sentences.refresh_marks(self.review)
 

@@ -127,6 +127,8 @@ def _glyph(mark: Mark) -> str:
         return LETTERS[mark.name] if mark.value else "·"
     if mark.name == "context_useful":  # no default: "no verdict" differs from "not useful"
         return {True: "C", False: "·"}.get(mark.value, "?")
+    if mark.name.startswith("deepeval_"):  # DeepEval's yes / no / idk verdicts
+        return {"yes": "✓", "no": "✗", "idk": "~"}.get(mark.value, "?")
     if mark.name == "fact":
         return f"{mark.value or '?':<2}"
     return BOOL_GLYPH.get(mark.value, "?")
