@@ -30,6 +30,7 @@ class KeyUse:
     word: str  # footer word
     labels: Mapping[str, str]  # item kind -> label name
     when: Callable[[Record], bool] | None = None  # applies only to such records
+    value: Any = None  # the value the key sets (None: it toggles or cycles the label)
 
 
 @dataclass(frozen=True)
@@ -253,7 +254,31 @@ RUBRIC = Family(
     claims=_declares_rubric,
 )
 
-FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC)
+# RAGChecker: one key per checker verdict, on a claim (its check against the other
+# answer) or on one of its claim x chunk cells listed under it (docs/tui.md)
+_RAGCHECKER_TARGETS = {
+    "statement": "answer2response",
+    "reference_statement": "response2answer",
+    "statement_chunk": "retrieved2response",
+    "reference_statement_chunk": "retrieved2answer",
+}
+RAGCHECKER = Family(
+    "ragchecker",
+    "RAGChecker",
+    keys=tuple(
+        KeyUse(f"set-{value.lower()}", key, word, _RAGCHECKER_TARGETS, value=value)
+        for value, key, word in (
+            ("Entailment", "Y", "entailed"),
+            ("Neutral", "N", "neutral"),
+            ("Contradiction", "C", "contradicted"),
+        )
+    ),
+    item_labels={kind: (name,) for kind, name in _RAGCHECKER_TARGETS.items()},
+    metrics=("ragchecker.",),
+    first=tuple(_RAGCHECKER_TARGETS),
+)
+
+FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC, RAGCHECKER)
 BY_NAME = {f.name: f for f in FAMILIES}
 _FAMILY_OF_LABEL = {name: f for f in FAMILIES for name in f.labels()}
 
@@ -273,7 +298,12 @@ def families_of(record: Record, layers: tuple[Mapping[str, Any], ...] = ()) -> t
     # a ragas context verdict repeats on every sentence of a document: only where the
     # record has ragas' statements
     ragas = bool(record.statements or record.reference_statements)
-    return tuple(f for f in FAMILIES if (f is not RAGAS or ragas) and f.claims is None)
+    # RAGChecker's labels come only with its own files (task ``ragchecker``)
+    return tuple(
+        f
+        for f in FAMILIES
+        if (f is not RAGAS or ragas) and f is not RAGCHECKER and f.claims is None
+    )
 
 
 def family_of_label(name: str) -> Family:

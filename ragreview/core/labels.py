@@ -25,6 +25,7 @@ SUPPORT_TOKENS = frozenset(
 ANSWERABILITY = ("ANSWERABLE", "UNANSWERABLE", "PARTIAL", "CONVERSATIONAL", "UNDERSPECIFIED")
 FACT_LABELS = ("S", "NS", "IR")
 VERDICTS = (0, 0.5, 1)
+ENTAILMENT = ("Entailment", "Neutral", "Contradiction")  # RAGChecker's checker verdicts
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,27 @@ CATALOGUE: dict[str, LabelSpec] = {
             "a ragas metric's pass/fail verdict on the sample (aspect critics; the "
             "verdict ragas' MetricAnnotation export accepts or edits)",
         ),
+        *(
+            LabelSpec(name, target, "choice", "ragchecker", meaning, choices=ENTAILMENT)
+            for name, target, meaning in (
+                ("answer2response", "statement", "response claim checked against the ground truth"),
+                (
+                    "response2answer",
+                    "reference_statement",
+                    "ground-truth claim checked against the response",
+                ),
+                (
+                    "retrieved2response",
+                    "statement_chunk",
+                    "response claim checked against one retrieved chunk",
+                ),
+                (
+                    "retrieved2answer",
+                    "reference_statement_chunk",
+                    "ground-truth claim checked against one retrieved chunk",
+                ),
+            )
+        ),  # fmt: skip
     )
 }
 

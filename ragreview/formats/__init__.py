@@ -17,6 +17,7 @@ from . import (
     native,
     ragas,
     ragbench,
+    ragchecker,
     rgb,
     safe,
 )
@@ -36,7 +37,18 @@ from .jsonio import (
 # native format goes last because its markers (``labels``) are the most generic.
 REGISTRY: dict[str, Adapter] = {
     m.NAME: m
-    for m in (ragbench, rgb, mtrag, factscore, safe, ragas, inspectorraget, native, mapped)
+    for m in (
+        ragbench,
+        rgb,
+        mtrag,
+        factscore,
+        safe,
+        ragas,
+        inspectorraget,
+        ragchecker,
+        native,
+        mapped,
+    )  # fmt: skip
 }
 # Export targets that are not source formats (no reader).
 EXPORT_ONLY = ("csv",)

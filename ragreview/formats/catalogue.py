@@ -69,6 +69,12 @@ FORMATS: tuple[FormatInfo, ...] = (
         "annotators' human metrics as reviewer layers; algorithm metrics as stored scores",
     ),
     FormatInfo(
+        "ragchecker",
+        "one JSON document ({results, metrics})",
+        (("results", "retrieved_context", "gt_answer"),),
+        "claim-level entailment (answer2response, response2answer, claim x chunk); metrics",
+    ),
+    FormatInfo(
         "ragreview",
         "JSON Lines / parquet rows",
         (("id", "labels"), ("id", "documents")),

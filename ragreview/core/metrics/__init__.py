@@ -16,7 +16,7 @@ from typing import Any
 
 from ..labels import Layer
 from ..record import Record
-from . import longform, mtrag, ragas, rgb, trace
+from . import longform, mtrag, ragas, ragchecker, rgb, trace
 from .aggregate import Totals, add_values, dataset_values, stored_pairs, undefined_counts
 from .common import Values, has_any
 
@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 KNOWN_TASKS = frozenset(
-    "trace rgb-noise rgb-negative rgb-integration rgb-counterfactual mtrag longform ragas".split()
+    "trace rgb-noise rgb-negative rgb-integration rgb-counterfactual mtrag longform ragas "
+    "ragchecker".split()
 )
 
 
@@ -60,10 +61,13 @@ def families(record: Record, labels: Layer) -> list[str]:
         free and (record.statements or record.reference_statements or has_any(labels, ragas.LABELS))
     ):
         out.append("ragas")
+    if task == "ragchecker" or (free and has_any(labels, ragchecker.LABELS)):
+        out.append("ragchecker")
     return out
 
 
 _MODULES = {"trace": trace, "rgb": rgb, "mtrag": mtrag, "longform": longform, "ragas": ragas}
+_MODULES["ragchecker"] = ragchecker
 
 
 def with_source(record: Record, source: Any) -> Record:
