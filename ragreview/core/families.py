@@ -275,7 +275,7 @@ RAGCHECKER = Family(
     ),
     item_labels={kind: (name,) for kind, name in _RAGCHECKER_TARGETS.items()},
     metrics=("ragchecker.",),
-    first=tuple(_RAGCHECKER_TARGETS),
+    first=("statement", "reference_statement"),  # each with its cells (tui.model.items_of)
 )
 
 FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC, RAGCHECKER)

@@ -102,6 +102,17 @@ ACTIONS: tuple[ReviewAction, ...] = (
     _label("step-down", "minus", "Step human metric down",
            "The active human metric's previous declared value; from none, the last (InspectorRAGet rubric).",
            display="-"),
+    # RAGChecker: one key per checker verdict; terminals with the kitty protocol send shift+…
+    _label("set-entailment", "Y,shift+y", "Set Entailment",
+           "The claim follows (RAGChecker): a response claim from the ground truth, a "
+           "ground-truth claim from the response; on a claim's chunk row, from that chunk.",
+           display="Y"),
+    _label("set-neutral", "N,shift+n", "Set Neutral",
+           "Neither follows nor is contradicted (RAGChecker), on a claim or one of its chunk rows.",
+           display="N"),
+    _label("set-contradiction", "C,shift+c", "Set Contradiction",
+           "The claim is contradicted (RAGChecker), on a claim or one of its chunk rows.",
+           display="C"),
     ReviewAction(
         id="add-item", keys="A,shift+a", display="A", action="items('add')", namespace="edit",
         title="Add fact / statement",

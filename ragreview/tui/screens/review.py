@@ -48,6 +48,10 @@ class ReviewScreen(RecordScreen):
         # A context-level label shows on every sentence of its document: redraw them all.
         item = self.sentences.item
         index = where.item if item is not None and where.target == item.key else None
+        if where.value is not None:  # one key per value (RAGChecker's verdicts)
+            value = where.value
+            self._commit(lambda: self.review.set(where.name, where.target, value), index)
+            return
         if self._commit(lambda: self.review.cycle(where.name, where.target), index):
             if where.item is not None and index is None:
                 self.sentences.refresh_marks(self.review)
