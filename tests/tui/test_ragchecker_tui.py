@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from ragreview.tui.widgets.metrics_panel import MetricsPanel
 
@@ -120,3 +121,10 @@ async def test_every_key_of_the_family(tmp_path):
         # the footer names the family's keys
         footer = text_of(app.screen.query_one("#keys"))
         assert "Y entailed" in footer and "N neutral" in footer and "C contradicted" in footer
+        # and ? lists them first, with what they do
+        await pilot.press("question_mark")
+        await pilot.pause()
+        shown = "\n".join(text_of(w) for w in app.screen.query(Static))
+        assert "Keys on this record (ragchecker)" in shown
+        assert "label: Set Entailment" in shown and "label: Set Contradiction" in shown
+        assert "RAGChecker" in shown and "retrieved2answer" in shown
