@@ -28,7 +28,17 @@ from ..core.labels import ENTAILMENT, effective
 from ..core.metrics import ragchecker as metric
 from ..core.record import ImportItem, Unchanged
 from .base import ExportRecord
-from .common import Draft, changed, document_drafts, finish, finite, keyed_response, kind, reread
+from .common import (
+    Draft,
+    changed,
+    finish,
+    finite,
+    keyed_response,
+    kind,
+    reread,
+    unexpected,
+)
+from .json_limits import non_finite
 from .jsonio import load_document, read_text
 from .locator import Locator
 
@@ -81,14 +91,39 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
     except InputError as err:
         return iter([err])
     locator = Locator(text)
-    entries = ((f"results[{i}]", r) for i, r in enumerate(doc["results"]))
-    return finish(path, document_drafts(path, entries, _make, locator), locator=locator)
+    return finish(path, _drafts(path, doc["results"], locator), locator=locator)
 
 
-def _make(result: Any, number: int, where: str) -> Draft:
-    if not isinstance(result, dict):
-        raise RecordError("", f"expected an object, got {kind(result)}")
-    return draft(result, number)
+def _drafts(path: Path, results: list[Any], locator: Locator) -> Iterator[Draft | InputError]:
+    """A draft per result, or its error at its line. RAGChecker writes NaN where a
+    metric is the mean of nothing (``claim_recall`` without chunks): in ``metrics``
+    that is an undefined score, kept as NaN in the source; elsewhere NaN is an error."""
+    for number, result in enumerate(results, start=1):
+        where = f"results[{number - 1}]"
+        try:
+            if not isinstance(result, dict):
+                raise RecordError("", f"expected an object, got {kind(result)}")
+            found = non_finite({k: v for k, v in result.items() if k != "metrics"})
+            if found is not None:
+                raise RecordError(found[0], found[1])
+            found = non_finite(_nan_free(result.get("metrics")))
+            if found is not None:
+                raise RecordError(f"metrics.{found[0]}" if found[0] else "metrics", found[1])
+            made = draft(result, number)
+        except Exception as err:  # noqa: BLE001 (see common.unexpected)
+            rec_err = err if isinstance(err, RecordError) else unexpected(err)
+            full = f"{where}.{rec_err.field}" if rec_err.field else where
+            full = full.replace(".[", "[")
+            yield InputError(str(path), locator.line(full), full, rec_err.message)
+            continue
+        made.where = where
+        yield made
+
+
+def _nan_free(metrics: Any) -> Any:
+    if not isinstance(metrics, dict):
+        return metrics
+    return {k: v for k, v in metrics.items() if not (isinstance(v, float) and v != v)}
 
 
 def _text(result: Mapping[str, Any], name: str) -> str | None:
@@ -245,7 +280,7 @@ def _aggregate(metrics: dict[str, Any], rows: list[dict[str, float | None]]) -> 
             if isinstance(held, dict):
                 for name in names:
                     if name in held:
-                        held[name] = values[group][name]
+                        held[name] = _number(values[group][name])
 
 
 def patch(result: dict[str, Any], item: ExportRecord, eff: Mapping[str, Mapping[str, Any]]) -> None:
@@ -267,7 +302,12 @@ def patch(result: dict[str, Any], item: ExportRecord, eff: Mapping[str, Mapping[
     if isinstance(held, dict):
         for name, value in metric.values(rec, eff).items():
             if name in held:
-                held[name] = value
+                held[name] = _number(value)
+
+
+def _number(value: float | None) -> float:
+    """A metric as RAGChecker writes it: an undefined one (numpy's mean of nothing) NaN."""
+    return float("nan") if value is None else value
 
 
 def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -213,3 +213,53 @@ def test_a_verdict_outside_the_three_is_named_with_its_line(tmp_path: Path) -> N
     assert '"Supported"' in result.output
     line = next(n for n, row in enumerate(text.splitlines(), 1) if '"Supported"' in row)
     assert f":{line}:" in result.output or f"line {line}" in result.output, result.output
+
+
+def test_a_result_without_chunks_has_claim_recall_undefined_as_nan(tmp_path: Path) -> None:
+    """RAGChecker writes NaN for the mean of nothing (computation.py's claim_recall of a
+    result whose ground-truth claims have no chunk to be checked against)."""
+    doc = json.loads(OUTPUTS.read_text())
+    result = doc["results"][1]
+    result["retrieved_context"] = []
+    result["retrieved2response"] = [[] for _ in result["response_claims"]]
+    result["retrieved2answer"] = [[] for _ in result["gt_answer_claims"]]
+    result["metrics"].update(
+        claim_recall=float("nan"), context_precision=0.0, context_utilization=0.0,
+        noise_sensitivity_in_relevant=0.0, noise_sensitivity_in_irrelevant=0.0,
+        hallucination=0.0, self_knowledge=0.0, faithfulness=0.0,
+    )  # fmt: skip
+    doc["metrics"]["retriever"]["claim_recall"] = float("nan")
+    path = tmp_path / "nochunks.json"
+    path.write_text(json.dumps(doc, indent=2))
+    assert run("import", path, "--strict").exit_code == 0
+    rows = run("metrics", path, "--per-record", "--json").output.splitlines()
+    second = json.loads(rows[1])
+    assert second["judge"]["ragchecker.claim_recall"] is None
+    assert second["judge"]["ragchecker.precision"] == 0.8
+    summary = _dataset_metrics(path)
+    assert summary["undefined"]["judge"] == {"ragchecker.claim_recall": 1}
+    assert summary["judge"]["ragchecker.retriever.claim_recall"] is None  # NaN in numpy
+    # an override elsewhere: the NaN stays NaN in both the result and the aggregate
+    assert run("label", path, "1", "answer2response", "s1", "Entailment").exit_code == 0
+    out = tmp_path / "exported.json"
+    assert run("export", path, "--out", out).exit_code == 0
+    text = out.read_text()
+    written = json.loads(text)
+    assert (
+        written["results"][1]["metrics"]["claim_recall"]
+        != written["results"][1]["metrics"]["claim_recall"]
+    )
+    assert written["results"][1]["metrics"]["precision"] == 1.0
+    assert '"claim_recall": NaN' in text
+    assert written["metrics"]["overall"]["precision"] == rc.aggregate([8 / 11, 1.0])
+
+
+def test_nan_outside_the_metrics_is_an_error(tmp_path: Path) -> None:
+    doc = json.loads(OUTPUTS.read_text())
+    doc["results"][0]["retrieved_context"][0]["score"] = float("nan")
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc, indent=2))
+    result = run("import", path)
+    assert result.exit_code != 0
+    assert "results[0].retrieved_context[0].score" in result.output
+    assert "not a finite number" in result.output
