@@ -94,10 +94,15 @@ def metrics(
             for summary in summaries:
                 click.echo(_line(summary))
             return
+        from ..services import source_aggregates  # (only where a table is printed)
+
         _print_summaries(
             name,
             summaries,
-            metric_rows.stored_comparison(opened.db, name),
+            {
+                **metric_rows.stored_comparison(opened.db, name),
+                **source_aggregates.compare(opened.db, name),
+            },
             None if by else summaries[0]["estimate"],
         )
         if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):

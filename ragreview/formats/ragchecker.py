@@ -83,6 +83,26 @@ def document(path: Path, text: str | None = None) -> str:
     return json.dumps({"document": rest, "layout": layout}, ensure_ascii=False)
 
 
+def stored_aggregates(document: str | None) -> dict[str, float | None]:
+    """The aggregates the file states (its top-level ``metrics``, under either spelling),
+    by our names (``ragchecker.overall.precision``); NaN and non-numbers as None."""
+    try:
+        kept = json.loads(document) if document else {}
+    except ValueError:
+        return {}
+    held = kept.get("document", {}).get("metrics") if isinstance(kept, dict) else None
+    out: dict[str, float | None] = {}
+    if not isinstance(held, dict):
+        return out
+    for group, names in metric.GROUPS.items():
+        values = held.get(group, held.get(f"{group}_metrics"))
+        if isinstance(values, dict):
+            for name in names:
+                if name in values:
+                    out[f"{metric.PREFIX}{group}.{name}"] = finite(values[name])
+    return out
+
+
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:

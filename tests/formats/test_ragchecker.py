@@ -263,3 +263,30 @@ def test_nan_outside_the_metrics_is_an_error(tmp_path: Path) -> None:
     assert result.exit_code != 0
     assert "results[0].retrieved_context[0].score" in result.output
     assert "not a finite number" in result.output
+
+
+@pytest.mark.parametrize("suffix", ["", "_metrics"])
+def test_the_files_aggregates_are_compared_with_the_recomputed_ones(
+    tmp_path: Path, suffix: str
+) -> None:
+    doc = json.loads(OUTPUTS.read_text())
+    doc["metrics"] = {group + suffix: values for group, values in doc["metrics"].items()}
+    doc["metrics"]["overall" + suffix]["f1"] = 68.4  # one stated value off by 0.1
+    path = tmp_path / "stated.json"
+    path.write_text(json.dumps(doc, indent=2))
+    from ragreview.services import source_aggregates
+
+    assert run("import", path).exit_code == 0
+    database = open_database(path.with_suffix(".ragreview.db"))
+    try:
+        rows = source_aggregates.compare(database, "stated")
+    finally:
+        database.conn.close()
+    assert set(rows) == {f"ragchecker.{k}" for k in AGGREGATES}
+    assert rows["ragchecker.overall.precision"] == {
+        "n": 1, "disagree": 0, "max_abs_diff": 0.0, "rmse": 0.0
+    }  # fmt: skip
+    assert rows["ragchecker.overall.f1"]["disagree"] == 1
+    assert rows["ragchecker.overall.f1"]["max_abs_diff"] == pytest.approx(0.1)
+    table = run("metrics", path)
+    assert table.exit_code == 0 and "ragchecker.overall.f1" in table.output
