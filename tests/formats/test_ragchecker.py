@@ -290,3 +290,16 @@ def test_the_files_aggregates_are_compared_with_the_recomputed_ones(
     assert rows["ragchecker.overall.f1"]["max_abs_diff"] == pytest.approx(0.1)
     table = run("metrics", path)
     assert table.exit_code == 0 and "ragchecker.overall.f1" in table.output
+
+
+def test_a_label_on_an_unchecked_array_is_refused_by_name(tmp_path: Path) -> None:
+    doc = json.loads(OUTPUTS.read_text())
+    del doc["results"][0]["answer2response"]  # extracted, not yet checked
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(doc, indent=2))
+    assert run("label", path, "0", "answer2response", "s1", "Neutral").exit_code == 0
+    out = tmp_path / "exported.json"
+    refused = run("export", path, "--out", out)
+    assert refused.exit_code != 0 and not out.exists()
+    assert "answer2response (1 record: '0')" in refused.output
+    assert "--as ragreview" in refused.output
