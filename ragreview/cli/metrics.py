@@ -95,10 +95,15 @@ def metrics(
             for summary in summaries:
                 click.echo(_line({**summary, "assumed": assumed} if assumed else summary))
             return
+        from ..services import source_aggregates  # (only where a table is printed)
+
         _print_summaries(
             name,
             summaries,
-            metric_rows.stored_comparison(opened.db, name),
+            {
+                **metric_rows.stored_comparison(opened.db, name),
+                **source_aggregates.compare(opened.db, name),
+            },
             None if by else summaries[0]["estimate"],
         )
         for setting, value in assumed.items():

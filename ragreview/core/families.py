@@ -303,7 +303,31 @@ RUBRIC = Family(
     claims=_declares_rubric,
 )
 
-FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC, DEEPEVAL)
+# RAGChecker: one key per checker verdict, on a claim (its check against the other
+# answer) or on one of its claim x chunk cells listed under it (docs/tui.md)
+_RAGCHECKER_TARGETS = {
+    "statement": "answer2response",
+    "reference_statement": "response2answer",
+    "statement_chunk": "retrieved2response",
+    "reference_statement_chunk": "retrieved2answer",
+}
+RAGCHECKER = Family(
+    "ragchecker",
+    "RAGChecker",
+    keys=tuple(
+        KeyUse(action, key, word, _RAGCHECKER_TARGETS, value=value)
+        for value, action, key, word in (
+            ("Entailment", "set-entailment", "Y", "entailed"),
+            ("Neutral", "verdict-no", "N", "neutral"),  # (DeepEval's no: the same key)
+            ("Contradiction", "set-contradiction", "C", "contradicted"),
+        )
+    ),
+    item_labels={kind: (name,) for kind, name in _RAGCHECKER_TARGETS.items()},
+    metrics=("ragchecker.",),
+    first=("statement", "reference_statement"),  # each with its cells (tui.model.items_of)
+)
+
+FAMILIES: tuple[Family, ...] = (TRACE, RGB, MTRAG, LONGFORM, RAGAS, RUBRIC, DEEPEVAL, RAGCHECKER)
 BY_NAME = {f.name: f for f in FAMILIES}
 _FAMILY_OF_LABEL = {name: f for f in FAMILIES for name in f.labels()}
 
@@ -323,9 +347,12 @@ def families_of(record: Record, layers: tuple[Mapping[str, Any], ...] = ()) -> t
     # a ragas context verdict repeats on every sentence of a document: only where the
     # record has ragas' statements
     ragas = bool(record.statements or record.reference_statements)
-    # (DeepEval's keys act on documents too: only for its own records)
+    # (DeepEval's keys act on documents too, and RAGChecker's labels come only with its
+    # own files: each only for its own records)
     return tuple(
-        f for f in FAMILIES if (f is not RAGAS or ragas) and f.claims is None and f is not DEEPEVAL
+        f
+        for f in FAMILIES
+        if (f is not RAGAS or ragas) and f.claims is None and f not in (DEEPEVAL, RAGCHECKER)
     )
 
 

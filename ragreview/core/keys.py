@@ -45,6 +45,12 @@ def context_key(index: int) -> str:
     return f"c{index}"
 
 
+def cell_key(item_key: str, chunk_index: int) -> str:
+    """A claim x chunk cell (RAGChecker's retrieved2response / retrieved2answer): the
+    claim's key and the chunk's context key, ``s1/c0``."""
+    return f"{item_key}/{context_key(chunk_index)}"
+
+
 def part_key(index: int) -> str:
     return f"p{index}"
 

@@ -17,7 +17,7 @@ An *item* is one value a rater gives: a label name on one target of one record
 Binary views (positive class) for the confusion matrix of non-boolean labels:
 ``fact`` = ``"S"``; ``idk``/``underspecified`` = 1 (0.5 and 0 negative);
 ``answerability`` = ``"ANSWERABLE"``; ``rb_llm_rating`` = rating > 5; DeepEval's
-verdicts = ``"yes"``;
+verdicts = ``"yes"``; RAGChecker's four labels = ``"Entailment"``;
 ``support_keys`` items are booleans already. Multi-class agreement (accuracy, κ,
 matrix) is reported separately for the choice and rating labels.
 """
@@ -29,6 +29,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from .labels import CATALOGUE, SUPPORT_TOKENS, Layer
+from .metrics.ragchecker import LABELS as ENTAILMENT_LABELS
 from .record import Record
 
 Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
@@ -41,6 +42,7 @@ POSITIVE.update(
         "yes",
     )
 )
+POSITIVE.update(dict.fromkeys(ENTAILMENT_LABELS, "Entailment"))  # RAGChecker's to_bool
 MULTICLASS_KINDS = ("choice", "rating")
 RATING_THRESHOLD = 5
 
@@ -68,7 +70,9 @@ def task_family(task: str | None) -> str | None:
         return None
     if task.startswith("rgb"):
         return "rgb"
-    return task if task in ("trace", "mtrag", "longform", "ragas", "deepeval") else None
+    return (
+        task if task in ("trace", "mtrag", "longform", "ragas", "deepeval", "ragchecker") else None
+    )
 
 
 def applies(record: Record, name: str, layers: Iterable[Layer]) -> bool:

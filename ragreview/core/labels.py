@@ -28,6 +28,7 @@ FACT_LABELS = ("S", "NS", "IR")
 # Relevancy have it (the contextual metrics' schemas take yes / no)
 DEEPEVAL_VERDICTS = ("yes", "no", "idk")
 VERDICTS = (0, 0.5, 1)
+ENTAILMENT = ("Entailment", "Neutral", "Contradiction")  # RAGChecker's checker verdicts
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,27 @@ CATALOGUE: dict[str, LabelSpec] = {
                 ),
             )
         ),
+        *(
+            LabelSpec(name, target, "choice", "ragchecker", meaning, choices=ENTAILMENT)
+            for name, target, meaning in (
+                ("answer2response", "statement", "response claim checked against the ground truth"),
+                (
+                    "response2answer",
+                    "reference_statement",
+                    "ground-truth claim checked against the response",
+                ),
+                (
+                    "retrieved2response",
+                    "statement_chunk",
+                    "response claim checked against one retrieved chunk",
+                ),
+                (
+                    "retrieved2answer",
+                    "reference_statement_chunk",
+                    "ground-truth claim checked against one retrieved chunk",
+                ),
+            )
+        ),  # fmt: skip
     )
 }
 

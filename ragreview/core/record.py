@@ -16,9 +16,11 @@ from typing import Any
 
 from . import deepeval_items
 from .errors import RecordError
-from .keys import context_key, normalize_key, part_key
+from .keys import cell_key, context_key, normalize_key, part_key
 
 Sentence = tuple[str, str]  # (key, text)
+# target kinds of a label on one claim against one retrieved chunk (``s1/c0``)
+CELL_KINDS = ("statement_chunk", "reference_statement_chunk")
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,10 @@ class Record:
             return tuple(context_key(i) for i in range(len(self.documents)))
         if kind in deepeval_items.KINDS:
             return deepeval_items.keys(self.data, kind)
+        if kind in CELL_KINDS:  # claim x chunk (RAGChecker), claim by claim
+            claims = self.statements if kind == "statement_chunk" else self.reference_statements
+            chunks = range(len(self.documents))
+            return tuple(cell_key(k, c) for k, _ in claims for c in chunks)
         raise ValueError(f"unknown target kind {kind!r}")
 
 

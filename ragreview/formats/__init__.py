@@ -18,6 +18,7 @@ from . import (
     native,
     ragas,
     ragbench,
+    ragchecker,
     rgb,
     safe,
 )
@@ -46,6 +47,7 @@ REGISTRY: dict[str, Adapter] = {
         ragas,
         inspectorraget,
         deepeval,
+        ragchecker,
         native,
         mapped,
     )

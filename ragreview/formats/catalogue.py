@@ -76,6 +76,12 @@ FORMATS: tuple[FormatInfo, ...] = (
         "from verboseLogs; every metric's stored score",
     ),
     FormatInfo(
+        "ragchecker",
+        "one JSON document ({results, metrics})",
+        (("results", "retrieved_context", "gt_answer"),),
+        "claim-level entailment (answer2response, response2answer, claim x chunk); metrics",
+    ),
+    FormatInfo(
         "ragreview",
         "JSON Lines / parquet rows",
         (("id", "labels"), ("id", "documents")),

@@ -104,11 +104,21 @@ ACTIONS: tuple[ReviewAction, ...] = (
            display="-"),
     _label("verdict-yes", "y", "DeepEval verdict yes",
            "The claim, statement, node or expected-output sentence under the cursor: yes (DeepEval)."),
-    _label("verdict-no", "N,shift+n", "DeepEval verdict no",
-           "The item under the cursor: no (DeepEval).", display="N"),
+    # N is no (DeepEval) and Neutral (RAGChecker): one action, the value from the family
+    _label("verdict-no", "N,shift+n", "Verdict no / Neutral",
+           "The item under the cursor: no (DeepEval); Neutral, neither follows nor is "
+           "contradicted (RAGChecker, on a claim or one of its chunk rows).", display="N"),
     _label("verdict-idk", "I,shift+i", "DeepEval verdict idk",
            "The item under the cursor: idk, DeepEval's ambiguous verdict ('borderline' in newer "
            "releases).", display="I"),
+    # RAGChecker: one key per checker verdict; terminals with the kitty protocol send shift+…
+    _label("set-entailment", "Y,shift+y", "Set Entailment",
+           "The claim follows (RAGChecker): a response claim from the ground truth, a "
+           "ground-truth claim from the response; on a claim's chunk row, from that chunk.",
+           display="Y"),
+    _label("set-contradiction", "C,shift+c", "Set Contradiction",
+           "The claim is contradicted (RAGChecker), on a claim or one of its chunk rows.",
+           display="C"),
     ReviewAction(
         id="add-item", keys="A,shift+a", display="A", action="items('add')", namespace="edit",
         title="Add fact / statement",

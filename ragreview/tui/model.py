@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import deepeval_items
 from ..core import families as fam
-from ..core.keys import context_key
+from ..core.keys import cell_key, context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
 from ..services import labels
@@ -49,6 +49,8 @@ KIND_NAMES = {
     "answer_statement": "output statements",
     "context_statement": "node statements",
     "expected_sentence": "expected-output sentences",
+    "statement_chunk": "a response claim's chunks",
+    "reference_statement_chunk": "a ground-truth claim's chunks",
 }
 # DeepEval's verdict items (core.deepeval_items), with the heading each is shown under
 DEEPEVAL_SECTIONS = {
@@ -57,6 +59,9 @@ DEEPEVAL_SECTIONS = {
     "context_statement": "node statements · Contextual Relevancy",
     "expected_sentence": "expected output · Contextual Recall",
 }
+# claim x chunk cells (RAGChecker) are listed under their claim, each naming its chunk
+CELL_OF = {"statement_chunk": "statement", "reference_statement_chunk": "reference_statement"}
+CELL_TEXT = 40  # characters of the chunk on a cell's row (one line at 80 columns; whole above)
 
 
 @dataclass(frozen=True)
@@ -78,9 +83,10 @@ class Item:
         return self.key
 
 
-def items_of(rec: Record, first: tuple[str, ...] = ()) -> list[Item]:
+def items_of(rec: Record, first: tuple[str, ...] = (), cells: bool = False) -> list[Item]:
     """Cursor stops in display order: the kinds in ``first`` (what the record's family
-    labels), then documents, response, answer parts, facts, statements."""
+    labels), then documents, response, answer parts, facts, statements. With ``cells``
+    (RAGChecker) each claim is followed by one stop per retrieved chunk (``s1/c0``)."""
     out: list[Item] = []
     for i, doc in enumerate(rec.documents):
         section = f"doc {i}" + (f" · {doc.title}" if doc.title else "")
@@ -90,18 +96,36 @@ def items_of(rec: Record, first: tuple[str, ...] = ()) -> list[Item]:
         Item("part", f"p{i}", " | ".join(p), "answer parts") for i, p in enumerate(rec.answer_parts)
     )
     out.extend(Item("fact", f.key, f.text, "facts", f.sentence) for f in rec.facts)
-    out.extend(Item("statement", k, t, "statements") for k, t in rec.statements)
-    out.extend(
-        Item("reference_statement", k, t, "reference statements")
-        for k, t in rec.reference_statements
-    )
+    if cells:
+        out.extend(_claims_and_cells(rec))
+    else:
+        out.extend(Item("statement", k, t, "statements") for k, t in rec.statements)
+        out.extend(
+            Item("reference_statement", k, t, "reference statements")
+            for k, t in rec.reference_statements
+        )
     for kind, section in DEEPEVAL_SECTIONS.items():
         out.extend(
             Item(kind, str(e[0]), str(e[1]), section, e[2] if len(e) > 2 else None)
             for e in deepeval_items.entries(rec.data, kind)
         )
     rank = {kind: i for i, kind in enumerate(first)}
-    return sorted(out, key=lambda item: rank.get(item.kind, len(rank)))  # stable
+    # (stable: a cell stays under its claim)
+    return sorted(out, key=lambda item: rank.get(CELL_OF.get(item.kind, item.kind), len(rank)))
+
+
+def _claims_and_cells(rec: Record) -> list[Item]:
+    out = []
+    for kind, claims, section in (
+        ("statement", rec.statements, "response claims"),
+        ("reference_statement", rec.reference_statements, "ground-truth claims"),
+    ):
+        for key, text in claims:
+            out.append(Item(kind, key, text, section))
+            for c, doc in enumerate(rec.documents):
+                chunk = doc.text if len(doc.text) <= CELL_TEXT else doc.text[: CELL_TEXT - 1] + "…"
+                out.append(Item(f"{kind}_chunk", cell_key(key, c), chunk, section))
+    return out
 
 
 @dataclass(frozen=True)
@@ -123,7 +147,7 @@ class KeyTarget:
     name: str
     target: str
     item: int | None  # index of the item (None: a record-level verdict)
-    value: Any = None  # what the key sets (None: it toggles or steps the label)
+    value: Value = None  # the value the key sets (None: it toggles or cycles)
 
 
 class Refused(Exception):
@@ -157,6 +181,7 @@ class Review:
         self.families: tuple[fam.Family, ...] = ()
         # binding id -> {item kind: label}, for the keys that apply to the open record
         self.keys: dict[str, dict[str, str]] = {}
+        self.key_values: dict[str, Value] = {}  # binding id -> the value it sets, if one
         self.item_labels: dict[str, tuple[str, ...]] = {}
         self.verdict_names: tuple[str, ...] = ()
         self.reasons: fam.Reasons = {}
@@ -179,17 +204,21 @@ class Review:
         self.conflicts = browse.conflicts(self.db, rowid)  # left by `ragreview merge`
         rec = self.stored.record
         self.families = fam.families_of(rec, (self.stored.judge, self.stored.human))
-        first = tuple(k for f in self.families for k in f.first)
-        self.items = items_of(rec, first)
+        self.items = self._items(rec)
         self.revealed = not self.blind
         self.rubric.open(rec, rowid)  # its metrics exactly when the rubric family applies
         self._declare(rec)
+
+    def _items(self, rec: Record) -> list[Item]:
+        first = tuple(k for f in self.families for k in f.first)
+        cells = any(k in CELL_OF for f in self.families for k in f.item_labels)
+        return items_of(rec, first, cells)
 
     def _declare(self, rec: Record) -> None:
         """What the record's families declare: keys, row labels, verdicts, reasons."""
         assert self.stored is not None
         keys: dict[str, dict[str, str]] = {}
-        values: dict[str, Any] = {}
+        values: dict[str, Value] = {}
         rows: dict[str, list[str]] = {}
         present = {item.kind for item in self.items} | {"record"}
         for family in self.families:
@@ -406,8 +435,7 @@ class Review:
         """Re-read the record after its items changed (an edit, its undo)."""
         self._reload()
         assert self.stored is not None
-        first = tuple(k for f in self.families for k in f.first)
-        self.items = items_of(self.stored.record, first)
+        self.items = self._items(self.stored.record)
         self._declare(self.stored.record)
 
     def set_note(self, text: str | None) -> None:

@@ -52,6 +52,10 @@ def test_catalogue_matches_spec_table() -> None:
         "deepeval_context_statement",
         "deepeval_node",
         "deepeval_expected",
+        "answer2response",
+        "response2answer",
+        "retrieved2response",
+        "retrieved2answer",
     ]
     assert spec("relevant").default is False and spec("utilized").default is False
     assert spec("supported").default is None  # stored explicitly, never defaulted
@@ -78,6 +82,10 @@ def test_catalogue_matches_spec_table() -> None:
         ("statement", "s1", True, ("s1", True)),
         ("attributed", "r1", False, ("r1", False)),
         ("context_useful", "c1", True, ("c1", True)),
+        ("answer2response", "s1", "Neutral", ("s1", "Neutral")),
+        ("response2answer", "r1", "Contradiction", ("r1", "Contradiction")),
+        ("retrieved2response", "s1/c1", "Entailment", ("s1/c1", "Entailment")),
+        ("retrieved2answer", "r1/c0", "Neutral", ("r1/c0", "Neutral")),
     ],
 )
 def test_valid_labels(name: str, target: str, value: object, expected: tuple) -> None:
@@ -103,6 +111,8 @@ def test_unknown_label_name() -> None:
         ("statement", "s2"),
         ("attributed", "r2"),
         ("context_useful", "c2"),
+        ("retrieved2response", "s1/c2"),  # the record has chunks c0 and c1
+        ("retrieved2answer", "s1/c0"),  # a response claim is not a ground-truth claim
     ],
 )
 def test_target_the_record_lacks(name: str, target: str) -> None:
@@ -130,6 +140,8 @@ def test_target_the_record_lacks(name: str, target: str) -> None:
         ("rb_llm_rating", "*", 0),
         ("fact", "f1", "supported"),
         ("fact", "f1", True),
+        ("answer2response", "s1", "Supported"),
+        ("retrieved2answer", "r1/c0", True),
     ],
 )
 def test_value_of_wrong_type(name: str, target: str, value: object) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..labels import Layer
 from ..record import Record
-from . import deepeval, longform, mtrag, ragas, rgb, trace
+from . import deepeval, longform, mtrag, ragas, ragchecker, rgb, trace
 from .aggregate import Totals, add_values, dataset_values, stored_pairs, undefined_counts
 from .common import Values, has_any
 
@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 KNOWN_TASKS = frozenset(
-    "trace rgb-noise rgb-negative rgb-integration rgb-counterfactual mtrag longform ragas deepeval".split()
+    "trace rgb-noise rgb-negative rgb-integration rgb-counterfactual mtrag longform ragas "
+    "deepeval ragchecker".split()
 )
 
 
@@ -62,6 +63,8 @@ def families(record: Record, labels: Layer) -> list[str]:
         out.append("ragas")
     if task == "deepeval":
         out.append("deepeval")
+    if task == "ragchecker" or (free and has_any(labels, ragchecker.LABELS)):
+        out.append("ragchecker")
     return out
 
 
@@ -72,6 +75,7 @@ _MODULES = {
     "longform": longform,
     "ragas": ragas,
     "deepeval": deepeval,
+    "ragchecker": ragchecker,
 }
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from ..deepeval_items import metric_entries
 from ..record import Record
 from .common import Values
+from .ragchecker import GROUPS as RAGCHECKER_GROUPS
 
 # name -> (count, sum, sum of squares, records where undefined)
 Sums = tuple[int, float, float, int]
@@ -115,6 +116,16 @@ def dataset_values(totals: Mapping[str, Sums], settings: Mapping[str, Any] | Non
             if scored
             else None
         )
+    # RAGChecker's aggregates (evaluator.py): the mean x 100 rounded to one decimal, under
+    # the group it writes them in (ragchecker.overall.precision = 76.4)
+    for group, names in RAGCHECKER_GROUPS.items():
+        for name in names:
+            key = f"ragchecker.{name}"
+            mean, nan = _mean(totals, key), totals.get(key, _NONE)[3] > 0
+            if _present(totals, key):  # (one NaN result makes np.mean NaN)
+                out[f"ragchecker.{group}.{name}"] = (
+                    None if mean is None or nan else round(mean * 100 * 10) / 10
+                )
     # TRACe against the source's stored judge scores (RAGBench calculate_metrics.py).
     for metric in ("relevance", "utilization", "completeness"):
         mse = _mean(totals, f"trace._sqerr_{metric}")
@@ -166,6 +177,8 @@ _STORED_ALIASES: dict[str, tuple[str, ...]] = {
     "ragas.context_recall": ("context_recall",),
     "ragas.context_precision": ("context_precision",),
     "ragas.context_relevancy": ("context_relevancy",),
+    # RAGChecker's per-result metrics, stored by the adapter under these names
+    **{f"ragchecker.{m}": (f"ragchecker.{m}",) for ms in RAGCHECKER_GROUPS.values() for m in ms},
 }
 
 

@@ -19,6 +19,7 @@ MARKS = (
     ("✓ ✗ ?", "supported / not supported / no label"),
     ("C · ?", "the sentence's whole context is useful / not / no verdict (ragas)"),
     ("← 0a 0b", "supporting document sentences of a response sentence"),
+    ("E N C", "Entailment / Neutral / Contradiction of a claim or claim × chunk row (RAGChecker)"),
     ("≠", "your label differs from the judge's (reverse video)"),
     ("▸ A B", "the human metric + and - step; annotators' values (InspectorRAGet)"),
     ("bold", "a label you set that agrees with the judge"),

@@ -48,8 +48,9 @@ class ReviewScreen(RecordScreen):
         # A context-level label shows on every sentence of its document: redraw them all.
         item = self.sentences.item
         index = where.item if item is not None and where.target == item.key else None
-        if where.value is not None:  # a key that sets one value (DeepEval's y / N / I)
-            change = lambda: self.review.set(where.name, where.target, where.value)  # noqa: E731
+        if where.value is not None:  # one key per value (DeepEval's y / N / I, RAGChecker's)
+            value, shown = where.value, self.review.mark(where.name, where.target).value
+            change = lambda: self.review.set(where.name, where.target, value, seen=shown)  # noqa: E731
         else:
             change = lambda: self.review.cycle(where.name, where.target)  # noqa: E731
         if self._commit(change, index):

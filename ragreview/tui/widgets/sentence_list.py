@@ -16,12 +16,16 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ...core.labels import ENTAILMENT
 from ..model import Item, Mark, Review
 from ..text import append, literal
 
 BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
 REASON_PREFIX = "judge ›"
 LETTERS = {"relevant": "R", "utilized": "U"}
+ENTAILMENT_LABELS = frozenset(
+    ("answer2response", "response2answer", "retrieved2response", "retrieved2answer")
+)
 
 
 class ItemRow(Widget):
@@ -131,6 +135,8 @@ def _glyph(mark: Mark) -> str:
         return {"yes": "✓", "no": "✗", "idk": "~"}.get(mark.value, "?")
     if mark.name == "fact":
         return f"{mark.value or '?':<2}"
+    if mark.name in ENTAILMENT_LABELS:  # RAGChecker: E / N / C
+        return mark.value[0] if mark.value in ENTAILMENT else "?"
     return BOOL_GLYPH.get(mark.value, "?")
 
 
