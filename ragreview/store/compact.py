@@ -103,7 +103,7 @@ def compact(data: Mapping[str, Any], row: Any, source: str) -> tuple[str, str] |
     cuts: list[list[Any]] = []
     state = [0, 0]  # [where the search goes on in source, characters kept so far]
 
-    def cut(value: Any, path: Path, joiner: str | None) -> None:
+    def cut(value: Any, path: Any, joiner: str | None) -> None:  # (a path, or a list of them)
         text = encode(value)
         if len(text) < LIST_MIN:
             return

@@ -44,12 +44,13 @@ FIXTURE_FILES = _fixtures()
 
 
 def _is_document(text: str) -> bool:
-    """A whole-file JSON document (pretty-printed), not JSON Lines."""
+    """A whole-file JSON document, not JSON Lines: pretty-printed, or one line with no
+    newline at all (DeepEval writes its test runs so; a JSON Lines file ends its line)."""
     try:
         json.loads(text)
     except ValueError:
         return False
-    return "\n" in text.strip()
+    return "\n" in text.strip() or "\n" not in text
 
 
 @cache
@@ -249,10 +250,12 @@ def _check_document(fixture: Path, original: str, total: int, data: st.DataObjec
 
 def _records(doc: Any) -> list[Any]:
     """The record objects of a whole-file document (SAFE evaluations, ragas samples
-    or rows, InspectorRAGet evaluations)."""
+    or rows, InspectorRAGet evaluations, RAGChecker results, DeepEval test cases)."""
     if isinstance(doc, list):
         return [r for r in doc if isinstance(r, dict)]
-    for key in ("evaluations", "results"):  # InspectorRAGet v1, v2
+    if isinstance(doc.get("testRunData"), dict):  # DeepEval's .latest_test_run.json
+        doc = doc["testRunData"]
+    for key in ("evaluations", "results", "testCases"):  # InspectorRAGet v1, v2; DeepEval
         if isinstance(doc.get(key), list):
             return [r for r in doc[key] if isinstance(r, dict)]
     if "per_prompt_data" in doc:
