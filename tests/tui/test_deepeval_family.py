@@ -105,5 +105,5 @@ async def test_every_deepeval_key_sets_its_verdict_and_moves_its_metric(tmp_path
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         shown = "\n".join(text_of(w) for w in app.screen.query("Static"))
-        for title in ("DeepEval verdict yes", "DeepEval verdict no", "DeepEval verdict idk"):
+        for title in ("DeepEval verdict yes", "Verdict no / Neutral", "DeepEval verdict idk"):
             assert title in shown, title
