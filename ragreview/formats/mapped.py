@@ -45,6 +45,7 @@ from .common import (
     kind,
     loads_source,
 )
+from .json_limits import not_utf8, shown
 from .jsonio import iter_lines
 
 NAME = "mapped"
@@ -161,15 +162,28 @@ def _rows(path: Path, text: str | None) -> Iterator[tuple[int, str, Any]]:
         yield from iter_lines(path, text)
         return
     try:
-        fh = path.open(encoding="utf-8-sig", newline="")
+        # a byte that is not UTF-8 is kept as a lone surrogate (json_limits): the row
+        # holding it is that row's error, at the column holding it
+        fh = path.open(encoding="utf-8-sig", errors="surrogateescape", newline="")
     except OSError as err:
         raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
     with fh:
         reader = csv.DictReader(fh)
         try:
+            header = reader.fieldnames or []
+            found = not_utf8(header)
+            if found is not None:  # every row would hold it: the file is refused
+                column = shown(header[int(found[0].strip("[]"))])
+                yield reader.line_num, "", InputError(str(path), 1, column, found[1])
+                return
             for row in reader:
+                found = not_utf8(row)
+                if found is not None:
+                    bad = InputError(str(path), reader.line_num, found[0], found[1])
+                    yield reader.line_num, "", bad
+                    continue
                 yield reader.line_num, json.dumps(row, ensure_ascii=False), dict(row)
-        except (csv.Error, UnicodeDecodeError) as err:
+        except csv.Error as err:
             yield reader.line_num, "", InputError(str(path), reader.line_num, None, str(err))
 
 
