@@ -141,13 +141,17 @@ def detect(path: Path, text: str | None = None) -> str:
 
 
 def read(
-    path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
+    path: Path,
+    fmt: str | None = None,
+    mapping: dict[str, str] | None = None,
+    strict: bool = False,
 ) -> tuple[str, Iterator[ImportItem | InputError | Unchanged]]:
     """(format name, items and per-record errors in file order). JSON Lines files are
     streamed from disk; whole-file JSON documents are read at once. With ``mapping``
-    (``--map``) the rows are the user's own, read by ``mapped``."""
+    (``--map``) the rows are the user's own, read by ``mapped`` (``strict``: a mapped
+    path that leads nowhere in a row is that row's error)."""
     if mapping is not None:
-        return mapped.NAME, mapped.read(path, None, mapping)
+        return mapped.NAME, mapped.read(path, None, mapping, strict)
     if fmt is not None and fmt not in REGISTRY:
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
