@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from . import (
     safe,
 )
 from .base import Adapter
+from .json_limits import not_utf8
 from .jsonio import (
     array_document,
     check_regular,
@@ -33,6 +35,7 @@ from .jsonio import (
     parse_json,
     read_text,
 )
+from .locator import Locator
 
 # Order matters for detection: the first adapter whose sniff() accepts wins, and the
 # native format goes last because its markers (``labels``) are the most generic.
@@ -68,7 +71,9 @@ def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     document, None for JSON Lines, which are then streamed from disk)."""
     head = first_line(path)
     if head is None:
-        read_text(path)  # raises the right error (empty, unreadable, not UTF-8)
+        text = read_text(path)  # raises the right error (empty, unreadable)
+        if array_document(path, text) is None:  # no line is UTF-8: none tells the format
+            raise next(e for _n, _l, e in iter_lines(path) if isinstance(e, InputError))
     else:
         try:
             value = parse_json(head)
@@ -77,15 +82,7 @@ def _head(path: Path) -> tuple[list[dict[str, Any]], str | None]:
         else:
             if not isinstance(value, list):  # (a list may be a one-line JSON array)
                 return _leading_objects(path, None), None
-    try:
-        text = read_text(path)
-    except InputError as err:
-        # Not UTF-8 as a whole, so no JSON document: JSON Lines whose first line is
-        # broken, with a line that is not UTF-8 (each is its record's error).
-        found = _leading_objects(path, None) if err.message.startswith("not UTF-8") else []
-        if found:
-            return found, None
-        raise
+    text = read_text(path)  # (bytes that are not UTF-8 are their records' errors)
     return _candidates(path, text), (None if _is_lines(path, text) else text)
 
 
@@ -158,13 +155,17 @@ def detect(path: Path, text: str | None = None) -> str:
 
 
 def read(
-    path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
+    path: Path,
+    fmt: str | None = None,
+    mapping: dict[str, str] | None = None,
+    strict: bool = False,
 ) -> tuple[str, Iterator[ImportItem | InputError | Unchanged]]:
     """(format name, items and per-record errors in file order). JSON Lines files are
     streamed from disk; whole-file JSON documents are read at once. With ``mapping``
-    (``--map``) the rows are the user's own, read by ``mapped``."""
+    (``--map``) the rows are the user's own, read by ``mapped`` (``strict``: a mapped
+    path that leads nowhere in a row is that row's error)."""
     if mapping is not None:
-        return mapped.NAME, mapped.read(path, None, mapping)
+        return mapped.NAME, mapped.read(path, None, mapping, strict)
     if fmt is not None and fmt not in REGISTRY:
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
@@ -203,6 +204,10 @@ def adapter(fmt: str) -> Adapter:
     return REGISTRY[fmt]
 
 
+# A byte that is not UTF-8 in a kept document: raw, or as json.dumps escapes it.
+_NOT_UTF8_KEPT = re.compile("[\udc80-\udcff]|\\\\u[dD][cC][89a-fA-F]")
+
+
 def source_document(
     fmt: str, path: Path, text: str | None = None, mapping: dict[str, str] | None = None
 ) -> str | None:
@@ -213,4 +218,11 @@ def source_document(
     if mapping is not None:
         return mapped.mapping_document(mapping, path)
     make = getattr(REGISTRY[fmt], "document", None)
-    return None if make is None else make(path, text)
+    document = None if make is None else make(path, text)
+    if document is not None and _NOT_UTF8_KEPT.search(document):
+        # a byte outside every record (an InspectorRAGet task, a ragas metric's name):
+        # no record holds it, so the file is refused, at its line and field
+        found = not_utf8(parse_json(document)) or ("", "not UTF-8 text")
+        line = Locator(read_text(path)).line(found[0]) if found[0] else None
+        raise InputError(str(path), line, found[0] or None, f"{found[1]}, outside the records")
+    return document

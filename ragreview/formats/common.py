@@ -23,7 +23,7 @@ from ..core.labels import CATALOGUE, check_label, check_layer, effective
 from ..core.record import ImportItem, Record, Unchanged, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import ExportRecord
-from .json_limits import TOO_DEEP, non_finite
+from .json_limits import TOO_DEEP, non_finite, not_utf8
 from .jsonio import array_document, iter_lines_raw
 from .locator import Locator
 from .parquet import Skipped, is_table
@@ -96,6 +96,12 @@ def finish(
                 raise RecordError(draft.id_field, f"expected a string or integer, got {got}")
             rid = sid if sid is not None and ids[sid] == 1 else fallback_id(draft.number, ids)
             obj = {"id": rid, **draft.data}
+            if locator is not None and locator.not_utf8:
+                # (a part the records share, such as an InspectorRAGet task, may hold it)
+                shared = [obj, draft.judge, [list(r) for r in draft.reviewers], draft.source]
+                found = not_utf8(shared)
+                if found is not None:
+                    raise RecordError(re.sub(r"^\[\d+\]\.?", "", found[0]), found[1])
             record = parse_record(obj)
             judge: Mapping[str, Mapping[str, Any]] = draft.judge
             if validate_labels and judge:
@@ -215,6 +221,8 @@ def _array_drafts(
         where = f"[{number - 1}]"
         try:
             found = None if nan else non_finite(value)
+            if found is None and locator.not_utf8:
+                found = not_utf8(value)
             if found is not None:
                 raise RecordError(found[0], found[1])
             source = json.dumps(value, ensure_ascii=False)
@@ -244,6 +252,8 @@ def document_drafts(
         number += 1
         try:
             found = non_finite(value)
+            if found is None and locator.not_utf8:
+                found = not_utf8(value)
             if found is not None:
                 raise RecordError(found[0], found[1])
             made = draft(value, number, where)

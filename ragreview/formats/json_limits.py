@@ -5,6 +5,11 @@ A value nested deeper than orjson's limit (1024) or an integer of more than
 ``ValueError`` from inside a parser; NaN and Infinity are not JSON. Here is how each is
 parsed so that the document still parses (``big_int``, ``cut_deep``), found in a parsed
 value (``non_finite``) and kept out of what is written back (``finite_only``).
+
+A byte that is not UTF-8 is the same kind of problem: the file is decoded with
+``surrogateescape`` (each such byte a lone surrogate U+DC80..U+DCFF) so that the
+document still parses, and the record whose string or key holds one is reported
+(``not_utf8``). Nothing is replaced: such a string never reaches the store.
 """
 
 from __future__ import annotations
@@ -87,20 +92,67 @@ def _has_non_finite(value: Any) -> bool:
 
 
 def finite_only(value: Any) -> Any:
-    """``value`` with every NaN, Infinity and oversized integer replaced by null, in
-    place (iteratively: it may be nested 1024 deep). For the parts of a whole-file
-    document kept to write it back: the records holding them were not imported, and
-    what is written back must be standard JSON."""
+    """``value`` with every NaN, Infinity, oversized integer and string that is not
+    UTF-8 replaced by null (a key that is not UTF-8: by its ``shown`` text), in place
+    (iteratively: it may be nested 1024 deep). For the parts of a whole-file document
+    kept to write it back: the records holding them were not imported, and what is
+    written back must be standard JSON (and what is stored, UTF-8)."""
     stack = [value]
     while stack:
         item = stack.pop()
+        if isinstance(item, dict):
+            for key in [k for k in item if isinstance(k, str) and has_not_utf8(k)]:
+                item[shown(key)] = item.pop(key)
         pairs = item.items() if isinstance(item, dict) else enumerate(item)
         for key, child in list(pairs):
             if isinstance(child, float) and not math.isfinite(child) or child == TOO_DEEP_MARK:
                 item[key] = None
+            elif isinstance(child, str) and has_not_utf8(child):
+                item[key] = None
             elif isinstance(child, (dict, list)):
                 stack.append(child)
     return value
+
+
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte decoded with surrogateescape
+
+
+def has_not_utf8(text: str) -> bool:
+    """True when ``text`` (decoded with ``surrogateescape``) held a byte that is not
+    UTF-8. (A JSON escape such as ``\\udcff`` is ASCII text: never matched.)"""
+    return _NOT_UTF8.search(text) is not None
+
+
+def shown(text: str) -> str:
+    """``text`` with each byte that is not UTF-8 written as ``\\xff``: printable, storable."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def not_utf8(value: Any) -> tuple[str, str] | None:
+    """(JSON path, reason) of the first string or key in ``value`` that holds a byte
+    that is not UTF-8 (see the module's doc); None when there is none. A walk: only for
+    documents whose text has such a byte (``has_not_utf8``)."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if (found := _NOT_UTF8.search(item)) is not None:
+                return where, _bad_byte(found)
+        elif isinstance(item, dict):
+            for key in item:
+                if isinstance(key, str) and (found := _NOT_UTF8.search(key)) is not None:
+                    return (f"{where}.{shown(key)}" if where else shown(key)), _bad_byte(found)
+            stack.extend(
+                (f"{where}.{k}" if where else str(k), v) for k, v in reversed(item.items())
+            )
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+    return None
+
+
+def _bad_byte(found: re.Match[str]) -> str:
+    byte = ord(found.group()) - 0xDC00
+    return f"not UTF-8 text (byte 0x{byte:02x} at character {found.start() + 1})"
 
 
 def _short(where: str) -> str:

@@ -20,7 +20,7 @@ import orjson
 
 from ..core.errors import InputError
 from ..core.record import Unchanged, line_hash
-from .json_limits import TOO_DEEP, big_int, cut_deep, non_finite
+from .json_limits import TOO_DEEP, big_int, cut_deep, has_not_utf8, non_finite, not_utf8
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -81,11 +81,10 @@ def read_text(path: Path) -> str:
         raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        # utf-8-sig counts from after a byte order mark
-        at = err.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
-        line = data.count(b"\n", 0, at) + 1
-        raise InputError(str(path), line, None, f"not UTF-8 text (byte {at})") from None
+    except UnicodeDecodeError:
+        # Each byte that is not UTF-8 becomes a lone surrogate (``json_limits``): the
+        # document still parses, and the record holding the byte is the one refused.
+        text = data.decode("utf-8-sig", "surrogateescape")
     if not text.strip():
         raise InputError(str(path), None, None, "file is empty")
     return text
@@ -216,10 +215,22 @@ def _file_lines_raw(
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                error = InputError(str(path), number, None, f"not UTF-8 text (byte {err.start})")
-                yield number, error, raw
+                yield number, _not_utf8_line(path, number, raw, err), raw
                 continue
             yield number, line, raw
+
+
+def _not_utf8_line(path: Path, number: int, raw: bytes, err: UnicodeDecodeError) -> InputError:
+    """The error of a line that is not UTF-8, naming the field that holds the byte when
+    the line is JSON around it."""
+    try:
+        value = parse_json(raw.decode("utf-8", "surrogateescape"))
+    except ValueError:
+        value = None
+    found = None if value is None else not_utf8(value)
+    if found is None:
+        return InputError(str(path), number, None, f"not UTF-8 text (byte {err.start})")
+    return InputError(str(path), number, found[0] or None, found[1])
 
 
 def _text_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -259,6 +270,7 @@ def iter_lines_raw(
             yield number, line, value, raw
         return
     if text is not None:
+        bad_bytes = has_not_utf8(text)  # (read_text keeps them: see json_limits)
         for number, line in _text_lines(text):
             if report is not None:
                 report(len(line) + 1)  # characters: close enough to bytes for a bar
@@ -266,6 +278,10 @@ def iter_lines_raw(
                 value = orjson.loads(line)
             except orjson.JSONDecodeError:
                 value = _parse_line(path, number, line, nan)
+                if bad_bytes and not isinstance(value, InputError):
+                    found = not_utf8(value)
+                    if found is not None:
+                        value = InputError(str(path), number, found[0] or None, found[1])
             yield number, line, value, None
         return
     for number, decoded, raw in _file_lines_raw(path, report, _known.get()):

@@ -7,7 +7,7 @@ import bisect
 import json
 import re
 
-from .json_limits import TOKEN
+from .json_limits import TOKEN, has_not_utf8
 
 _PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
 
@@ -28,6 +28,15 @@ class Locator:
         self._text = text
         self._starts: dict[tuple[str | int, ...], int] | None = None
         self._newlines: list[int] = []
+        self._not_utf8: bool | None = None
+
+    @property
+    def not_utf8(self) -> bool:
+        """True when the text holds a byte that is not UTF-8 (``json_limits``): then
+        each record is searched for it."""
+        if self._not_utf8 is None:
+            self._not_utf8 = has_not_utf8(self._text)
+        return self._not_utf8
 
     def line(self, field: str | None) -> int | None:
         """The line of the value at ``field`` (or of its deepest part that exists)."""

@@ -15,6 +15,10 @@ element. Targets:
 - ``scores.<name>``: one number of the record's ``scores``;
 - ``label.<name>``: a record-level label of the judge layer (``label.idk=eval.idk``).
 
+A path that leads nowhere in any of the first ``HEAD_ROWS`` rows is an error naming the
+target (a typo would import every record without that field); with ``--strict`` so is
+every row where a path leads nowhere.
+
 CSV cells are text: a cell mapped to a list or object is read as JSON, a score as a
 number. The dataset keeps the mapping; ``export --as source`` writes every row back as
 read, with the record-level labels a review changed written at their mapped paths, and
@@ -28,6 +32,7 @@ import json
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -45,6 +50,7 @@ from .common import (
     kind,
     loads_source,
 )
+from .json_limits import not_utf8, shown
 from .jsonio import iter_lines
 
 NAME = "mapped"
@@ -139,6 +145,32 @@ def _get(obj: Any, steps: list[str]) -> Any:
     return _get(value, steps[1:])
 
 
+def leads_somewhere(obj: Any, path: str) -> bool:
+    """True when ``path`` reaches a value in ``obj`` (null counts; through ``a[]`` it
+    must reach one in some element, unless the list is empty: then it cannot tell)."""
+    return _leads(obj, path.split("."))
+
+
+def _leads(obj: Any, steps: list[str]) -> bool:
+    if not steps:
+        return True
+    match = _STEP.match(steps[0])
+    assert match is not None
+    name, brackets = match.group(1), match.group(2)
+    if not isinstance(obj, dict) or name not in obj:
+        return False
+    value = obj[name]
+    for index in re.findall(r"\[(\d*)\]", brackets):
+        if not isinstance(value, list):
+            return False
+        if index == "":
+            return not value or any(_leads(v, steps[1:]) for v in value)
+        if int(index) >= len(value):
+            return False
+        value = value[int(index)]
+    return _leads(value, steps[1:])
+
+
 def _set(obj: dict[str, Any], path: str, value: Any) -> bool:
     """Set a plain dotted path (no brackets); False when it cannot be."""
     steps = path.split(".")
@@ -161,15 +193,28 @@ def _rows(path: Path, text: str | None) -> Iterator[tuple[int, str, Any]]:
         yield from iter_lines(path, text)
         return
     try:
-        fh = path.open(encoding="utf-8-sig", newline="")
+        # a byte that is not UTF-8 is kept as a lone surrogate (json_limits): the row
+        # holding it is that row's error, at the column holding it
+        fh = path.open(encoding="utf-8-sig", errors="surrogateescape", newline="")
     except OSError as err:
         raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
     with fh:
         reader = csv.DictReader(fh)
         try:
+            header = reader.fieldnames or []
+            found = not_utf8(header)
+            if found is not None:  # every row would hold it: the file is refused
+                column = shown(header[int(found[0].strip("[]"))])
+                yield reader.line_num, "", InputError(str(path), 1, column, found[1])
+                return
             for row in reader:
+                found = not_utf8(row)
+                if found is not None:
+                    bad = InputError(str(path), reader.line_num, found[0], found[1])
+                    yield reader.line_num, "", bad
+                    continue
                 yield reader.line_num, json.dumps(row, ensure_ascii=False), dict(row)
-        except (csv.Error, UnicodeDecodeError) as err:
+        except csv.Error as err:
             yield reader.line_num, "", InputError(str(path), reader.line_num, None, str(err))
 
 
@@ -245,12 +290,41 @@ def _texts(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+HEAD_ROWS = 10  # the first rows a mapped path must lead somewhere in (as detection's)
+
+
 def read(
-    path: Path, text: str | None = None, mapping: Mapping[str, str] | None = None
+    path: Path,
+    text: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+    strict: bool = False,
 ) -> Iterator[ImportItem | InputError | Unchanged]:
+    """The mapped rows. InputError (nothing read) when a path of ``mapping`` leads
+    nowhere in any of the first rows: a typo would import every record without that
+    field. With ``strict`` a path that leads nowhere in any row is that row's error."""
     if mapping is None:
         raise InputError(str(path), None, None, "a mapped file needs --map")
-    return finish(path, _drafts(path, text, mapping), rename=_source_name(mapping))
+    _check_paths(path, mapping, text)
+    drafts = _drafts(path, text, mapping, strict)
+    return finish(path, drafts, rename=_source_name(mapping))
+
+
+def _check_paths(path: Path, mapping: Mapping[str, str], text: str | None) -> None:
+    # (its own read of the head: the stream's reader reports progress once it starts)
+    rows = [(n, row) for n, _l, row in islice(_rows(path, text), HEAD_ROWS)]
+    head = [row for _n, row in rows if isinstance(row, dict)]
+    if not head:
+        return  # no row to tell by: each row's error is reported as it is read
+    first = next(n for n, row in rows if isinstance(row, dict))
+    for target, field in mapping.items():
+        if not any(leads_somewhere(row, field) for row in head):
+            raise InputError(
+                str(path),
+                first,
+                target,
+                f"the path {field!r} leads nowhere in the first {len(head)} rows "
+                "(see docs/formats.md, --map)",
+            )
 
 
 def _source_name(mapping: Mapping[str, str]) -> Any:
@@ -262,7 +336,7 @@ def _source_name(mapping: Mapping[str, str]) -> Any:
 
 
 def _drafts(
-    path: Path, text: str | None, mapping: Mapping[str, str]
+    path: Path, text: str | None, mapping: Mapping[str, str], strict: bool = False
 ) -> Iterator[Draft | InputError | Unchanged]:
     csv_rows = path.suffix.lower() == ".csv"
     number = 0
@@ -270,6 +344,11 @@ def _drafts(
         number += 1
         if isinstance(row, InputError):
             yield row
+            continue
+        dead = [t for t, f in mapping.items() if not leads_somewhere(row, f)] if strict else []
+        if dead:
+            why = f"the path {mapping[dead[0]]!r} leads nowhere in this row (--strict)"
+            yield InputError(str(path), line_no, dead[0], why)
             continue
         try:
             yield draft(row, line_no, number, line, mapping, csv_rows)

@@ -90,12 +90,7 @@ def layout(path: Path, text: str) -> str:
 def document(path: Path, text: str | None = None) -> str | None:
     """What the writer needs besides the records: the layout (and metric order)."""
     if text is None:
-        try:
-            text = read_text(path)
-        except InputError as err:
-            if err.message.startswith("not UTF-8"):
-                return None  # JSON Lines (see ``read``): nothing besides the records
-            raise
+        text = read_text(path)
     shape = layout(path, text)
     if shape == "lines":
         return None
@@ -106,16 +101,9 @@ def document(path: Path, text: str | None = None) -> str | None:
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
-    if text is None:
-        try:
-            text = read_text(path)
-        except InputError as err:
-            if not err.message.startswith("not UTF-8"):
-                return iter([err])
-            # a whole-file document must be text; JSON Lines with a line that is not
-            # UTF-8 streams from disk, that line its record's error
-            return finish(path, _line_drafts(path, None))
     try:
+        if text is None:
+            text = read_text(path)
         shape = layout(path, text)
     except InputError as err:
         return iter([err])

@@ -22,7 +22,7 @@ from ..core.labels import effective
 from ..core.record import ImportItem, Unchanged, parse_record
 from .base import ExportRecord
 from .common import finite, kind, loads_source, unexpected
-from .json_limits import non_finite
+from .json_limits import non_finite, not_utf8, shown
 from .locator import Locator
 from .ragas_columns import canonical_fields
 
@@ -74,6 +74,10 @@ def read(
 ) -> Iterator[ImportItem | InputError | Unchanged]:
     number = 0
     for metric, samples in doc.items():
+        bad_name = not_utf8(metric) if locator.not_utf8 else None
+        if bad_name is not None:  # (formats.source_document refuses the file for it)
+            yield InputError(str(path), locator.line(metric), shown(metric), bad_name[1])
+            continue
         if not isinstance(samples, list):
             got = kind(samples)
             yield InputError(str(path), locator.line(metric), metric, f"expected a list, got {got}")
@@ -85,6 +89,8 @@ def read(
                 if not isinstance(sample, dict):
                     raise RecordError("", f"expected an object, got {kind(sample)}")
                 found = non_finite(sample)
+                if found is None and locator.not_utf8:
+                    found = not_utf8(sample)
                 if found is not None:
                     raise RecordError(*found)
                 inputs = sample.get("metric_input")

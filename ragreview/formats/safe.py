@@ -33,7 +33,7 @@ from .common import (
     kind,
     reread,
 )
-from .json_limits import finite_only, non_finite
+from .json_limits import finite_only, non_finite, not_utf8
 from .jsonio import load_document, read_text
 from .locator import Locator
 from .scores import record_values
@@ -67,7 +67,7 @@ def _document(path: Path, text: str) -> tuple[dict[str, Any], bool]:
 def document(path: Path, text: str | None = None) -> str:
     """The source document kept for writing back (as read: a bare eval dict stays bare)."""
     doc = load_document(path, text)
-    if isinstance(doc, (dict, list)) and non_finite(doc) is not None:
+    if isinstance(doc, (dict, list)) and (non_finite(doc) or not_utf8(doc)) is not None:
         doc = finite_only(doc)  # (its record was refused: never written back as NaN)
     return json.dumps(doc, ensure_ascii=False)
 

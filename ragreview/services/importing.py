@@ -38,7 +38,7 @@ def invalid_records(
     """Every per-record error of an input file, reading it once without keeping records
     (the ``--strict`` pass, made before anything is written). Raises InputError for a
     file that cannot be read at all (missing, unreadable, empty, unknown format)."""
-    _fmt, stream = formats.read(path, fmt, mapping)
+    _fmt, stream = formats.read(path, fmt, mapping, strict=True)
     with reporting_bytes(on_bytes or (lambda n: None)):
         return [e for e in stream if isinstance(e, InputError) and not isinstance(e, InputWarning)]
 

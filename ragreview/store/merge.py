@@ -26,6 +26,13 @@ from ..core.labels import CATALOGUE, effective, value_of
 from ..core.record import parse_record
 from . import compact, history, metric_rows, run_layers
 from .db import connect_read_only, damaged_message, explain, is_storage_error, write
+from .merge_checks import (
+    check_datasets,
+    check_distinct,
+    kept_settings,
+    review_digest,
+    setting_differences,
+)
 from .records import loads, now
 
 MERGE_REVIEWER = "merge"
@@ -54,6 +61,11 @@ class _Source:
     datasets: list[tuple]
     settings: dict[tuple[str, str], str]
     records: dict[tuple[str, str], _Record]
+    reviews: str = ""  # merge_checks.review_digest: a copy's is the same
+
+    @property
+    def names(self) -> set[str]:
+        return {row[0] for row in self.datasets}
 
 
 @dataclass
@@ -114,16 +126,18 @@ def _read_source(path: str) -> _Source:
             "SELECT record, name, target, value FROM human_labels"
         ):
             by_rowid[rowid].human.setdefault(name, {})[target] = loads(value)
+        reviews = review_digest(conn, records)
     finally:
         conn.close()
     names = Counter(r.reviewed_by for r in records.values() if r.status == "reviewed")
     reviewer = names.most_common(1)[0][0] if names else Path(path).stem
-    return _Source(path, reviewer or Path(path).stem, datasets, settings, records)
+    return _Source(path, reviewer or Path(path).stem, datasets, settings, records, reviews)
 
 
 def _check(sources: list[_Source]) -> list[str]:
     """Refuse files that are not reviews of the same judged records; list soft issues."""
-    warnings: list[str] = []
+    check_datasets(sources)
+    warnings = setting_differences(sources)
     first: dict[tuple[str, str], tuple[_Source, _Record]] = {}
     for src in sources:
         for key, rec in src.records.items():
@@ -141,11 +155,6 @@ def _check(sources: list[_Source]) -> list[str]:
                 raise RagreviewError(
                     f"{src.path} and {other_src.path} hold different judge labels for {where}"
                 )
-    for src in sources[1:]:
-        if src.settings != sources[0].settings:
-            warnings.append(
-                f"{src.path}: settings differ from {sources[0].path}; kept those of the latter"
-            )
     seen: Counter[str] = Counter(s.reviewer for s in sources)
     for src in sources:  # one name per source, so κ/α rows and conflicts are unambiguous
         if seen[src.reviewer] > 1:
@@ -158,6 +167,7 @@ def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
     if len(paths) < 2:
         raise RagreviewError("merge needs at least two review files")
     sources = [_read(p) for p in paths]
+    check_distinct(paths, sources)
     warnings = _check(sources)
     dataset_rows = {row[0]: row for src in reversed(sources) for row in src.datasets}
     existing = {name for (name,) in db.conn.execute("SELECT name FROM datasets")}
@@ -180,7 +190,8 @@ def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
         )
         conn.executemany(
             "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?)",
-            [(d, n, v) for (d, n), v in sources[0].settings.items()],
+            # each dataset's from the first file that holds it
+            [(d, n, v) for (d, n), v in kept_settings(sources).items()],
         )
         source_ids = []
         for src in sources:

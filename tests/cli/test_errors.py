@@ -167,7 +167,7 @@ def test_not_utf8(ragreview, tmp_path) -> None:
     path.write_bytes('{"id": "caf\xe9"}\n'.encode("latin-1"))
     result = ragreview("import", path)
     assert_clean_error(result)
-    assert f"{path}:1: not UTF-8 text" in result.stderr  # (every error names its line)
+    assert f"{path}:1: id: not UTF-8 text (byte 0xe9" in result.stderr  # (line and field)
 
 
 @pytest.mark.parametrize(

@@ -156,3 +156,72 @@ def test_conflicts_command_lists_and_follows_adjudication(reviews, tmp_path):
     quick("label", str(into), "t2", "supported", "b", "false", "--reviewer", "dana")
     text = run("conflicts", str(into), "--open").stdout
     assert text.strip() == "t1 relevant 0b: ann=true bob=false (now true)"
+
+
+def _refused(*args: str) -> str:
+    """The one line a refused merge prints (exit 1, no traceback)."""
+    proc = run("merge", *args, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def test_merge_refuses_the_same_review_twice(reviews, tmp_path):
+    """Merged with itself, a reviewer would agree with themselves (κ = α = 1): refused
+    by path, by file (a hard link) and by content (a copy)."""
+    _, dbs = reviews
+    ann = dbs["ann"]
+    into = str(tmp_path / "m.db")
+    line = _refused(str(ann), str(ann), "--into", into)
+    assert line == f"Error: {ann} is given twice: merge different reviews"
+    other_spelling = f"{ann.parent}/./{ann.name}"  # (pathlib would drop the ".")
+    line = _refused(str(ann), other_spelling, "--into", into)
+    assert line == f"Error: {other_spelling} and {ann} are the same file: merge different reviews"
+    link = tmp_path / "link.db"
+    link.hardlink_to(ann)
+    line = _refused(str(ann), str(link), "--into", into)
+    assert line == f"Error: {link} and {ann} are the same file: merge different reviews"
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(ann.read_bytes())
+    line = _refused(str(ann), str(dbs["bob"]), str(copy), "--into", into)
+    assert line == (
+        f"Error: {copy} and {ann} hold the same review (the same database, copied?): "
+        "merge different reviewers' files"
+    )
+
+
+def test_merge_refuses_files_with_no_dataset_in_common(reviews, tmp_path):
+    path, dbs = reviews
+    renamed = tmp_path / "renamed.db"  # the same records, under another dataset name
+    quick("import", str(path), "--db", str(renamed), "--dataset", "res2")
+    line = _refused(str(dbs["ann"]), str(renamed), "--into", str(tmp_path / "m.db"))
+    assert line == (
+        f"Error: {renamed} and {dbs['ann']} have no dataset in common ({dbs['ann']}: 'res'; "
+        f"{renamed}: 'res2'): they hold the same records under another dataset name "
+        "(import both under one --dataset)"
+    )
+    other = write_jsonl(tmp_path / "other.jsonl", [trace_record("o1")])
+    quick("import", str(other), "--db", str(tmp_path / "other.db"))
+    line = _refused(str(dbs["ann"]), str(tmp_path / "other.db"), "--into", str(tmp_path / "n.db"))
+    assert line.endswith(
+        f"{dbs['ann']}: 'res'; {tmp_path / 'other.db'}: 'other'): merge reviews of the same "
+        "imported dataset"
+    )
+
+
+def test_settings_warning_only_when_settings_differ(reviews, tmp_path):
+    _, dbs = reviews
+    args = [str(dbs["ann"]), str(dbs["bob"]), "--json"]
+    out = json.loads(run("merge", *args, "--into", str(tmp_path / "m.db")).stdout)
+    assert out["warnings"] == []  # the same settings: nothing to say
+    quick("settings", str(dbs["bob"]), "trace.variant=length")
+    proc = run("merge", *args[:2], "--into", str(tmp_path / "n.db"))
+    assert proc.returncode == 0
+    assert f"warning: {dbs['bob']}: settings of dataset 'res' differ from {dbs['ann']} " in (
+        " ".join(proc.stdout.split())
+    )
+    assert "(trace.variant); kept those of" in " ".join(proc.stdout.split())
+    settings = quick("settings", str(tmp_path / "n.db"))
+    assert "trace.variant=ragbench" in settings  # the first file's

@@ -248,6 +248,63 @@ def _check_document(fixture: Path, original: str, total: int, data: st.DataObjec
     assert code == 0 or reported, out
 
 
+BAD_BYTE = "\0NOTUTF8\0"  # placeholder, written as the byte 0xff (json cannot)
+
+
+def _strings(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every path to a non-empty string inside ``value``."""
+    if isinstance(value, str):
+        return [prefix] if value else []
+    if not isinstance(value, (dict, list)):
+        return []
+    pairs = value.items() if isinstance(value, dict) else enumerate(value)
+    return [path for key, child in pairs for path in _strings(child, (*prefix, key))]
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [f for f in FIXTURE_FILES if _is_document(_original(f))],
+    ids=[f.name[:40] for f in FIXTURE_FILES if _is_document(_original(f))],
+)
+@settings(
+    max_examples=3,  # (an InspectorRAGet experiment takes seconds to import)
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(data=st.data())
+def test_byte_not_utf8_in_a_document_loses_only_its_record(
+    fixture: Path, data: st.DataObject
+) -> None:
+    """A byte that is not UTF-8 inside one record's string of a whole-file document
+    (ragas annotation export, InspectorRAGet experiment, SAFE result, JSON array) is
+    that record's error, at the byte's line and field; every other record imports."""
+    total = _baseline(fixture)
+    doc = json.loads(_original(fixture))
+    records = [r for r in _records(doc) if _strings(r)]
+    record = data.draw(st.sampled_from(records))
+    where = data.draw(st.sampled_from(_strings(record)))
+    value = _get(record, where)
+    at = data.draw(st.integers(0, len(value)))
+    _set(record, where, value[:at] + BAD_BYTE + value[at:])
+    raw = _dumps(doc, indent=2).encode().replace(b"\\u0000NOTUTF8\\u0000", b"\xff")
+    line = raw[: raw.index(b"\xff")].count(b"\n") + 1
+    code, out, imported, path = _import(raw, fixture.name, fixture)
+    reported = _check_located(out, path)
+    assert code == 1 and imported == total - 1, out
+    ((kind, at_line, message),) = reported
+    assert kind == "error" and at_line == line, out
+    assert "not UTF-8 text (byte 0xff" in message, out
+    assert str(where[-1]) in message, out  # the field that holds it
+
+
+def _get(value: Any, path: tuple) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
 def _records(doc: Any) -> list[Any]:
     """The record objects of a whole-file document (SAFE evaluations, ragas samples
     or rows, InspectorRAGet evaluations, RAGChecker results, DeepEval test cases)."""

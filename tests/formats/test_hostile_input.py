@@ -97,7 +97,7 @@ def test_a_line_that_is_not_utf8_first_does_not_stop_the_rest(tmp_path: Path) ->
     result = run("import", path, "--db", tmp_path / "x.db")
     assert result.exit_code == 1
     (error,) = errors_of(result)
-    assert error.startswith(f"error: {path}:1: not UTF-8 text")
+    assert error.startswith(f"error: {path}:1: query: not UTF-8 text (byte 0xe9")
     assert stored_ids(tmp_path / "x.db") == ["0", "1", "2"]
 
 

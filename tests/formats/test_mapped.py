@@ -144,3 +144,36 @@ def test_a_mapped_csv_exports_back_as_csv(tmp_path) -> None:
     after = list(csv.DictReader(out.open(newline="")))
     before[2]["idk"] = "0"
     assert after == before
+
+
+@pytest.mark.parametrize("name", ["results.jsonl", "results.csv"])
+def test_a_path_that_leads_nowhere_is_an_error_and_nothing_imports(tmp_path, name) -> None:
+    path = copy(name, tmp_path, "own")
+    spec = (CLI_MAP if name.endswith(".jsonl") else CSV_MAP).replace(
+        "question=query", "question=nope.deeper[3].x"
+    )
+    first = 2 if name.endswith(".csv") else 1  # (the line of the first row)
+    for strict in ([], ["--strict"]):
+        result = run("import", path, "--map", spec, *strict)
+        assert result.exit_code == 1, result.output
+        assert result.output.strip().splitlines() == [
+            f"Error: {path}:{first}: question: the path 'nope.deeper[3].x' leads nowhere in the "
+            "first 3 rows (see docs/formats.md, --map)"
+        ], result.output
+        assert not (tmp_path / "own" / "results.ragreview.db").exists()
+
+
+def test_strict_refuses_a_row_where_a_path_leads_nowhere(tmp_path) -> None:
+    """The first rows have the field: without --strict the row that lacks it imports
+    without it; with --strict it is that row's error, naming target and path."""
+    path = copy("results.jsonl", tmp_path, "own")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    del rows[2]["gold"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = run("import", path, "--map", CLI_MAP, "--strict")
+    assert result.exit_code == 1 and "nothing imported (--strict)" in result.output
+    assert [line for line in result.output.splitlines() if line.startswith("error:")] == [
+        f"error: {path}:3: references: the path 'gold.answers' leads nowhere in this row (--strict)"
+    ], result.output
+    result = run("import", path, "--map", CLI_MAP)
+    assert result.exit_code == 0 and "3 new" in result.output, result.output

@@ -127,9 +127,12 @@ def test_a_compact_file_imports_exports_and_merges_as_the_spaced_one(tmp_path) -
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     original = [json.loads(line) for line in lines]
     assert [w for w, o in zip(written, original, strict=True) if w != o][0]["id"] == "finqa-3"
-    # a merged DB keeps the sources (whole)
+    # a merged DB keeps the sources (whole); (a DB merged with itself is refused: a
+    # second review of the same file, without the label)
+    second = tmp_path / "second.db"
+    assert run("import", path, "--db", second).exit_code == 0
     merged = tmp_path / "merged.db"
-    assert run("merge", db_path, db_path, "--into", merged).exit_code == 0
+    assert run("merge", db_path, second, "--into", merged).exit_code == 0
     db = open_database(merged)
     assert [r.source for r in store_records.iterate(db, path.stem)] == lines
 
