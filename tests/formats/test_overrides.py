@@ -254,8 +254,9 @@ def test_ragas_annotation_human_labels_are_imported(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     assert run("import", FIXTURES / "ragas" / "edited_chain_runs.json", "--db", db).exit_code == 0
     database = open_database(db)
-    humans = [i for i in store_records.iterate(database) if i.human]
-    # two samples carry an edited verdict that differs from the judge's prompt output
-    assert len(humans) == 2
-    for item in humans:
-        assert item.human["verdict"]["*"] != item.judge["verdict"]["*"]
+    stored = list(store_records.iterate(database))
+    # every sample is accepted (is_accepted true): each is a reviewed record whose human
+    # verdict is the judge's, except two that carry an edited verdict that differs
+    assert len(stored) == 18 and all(i.status == "reviewed" and i.human for i in stored)
+    differ = [i for i in stored if i.human["verdict"]["*"] != i.judge["verdict"]["*"]]
+    assert len(differ) == 2
