@@ -122,6 +122,35 @@ def test_mtrag_edges_through_import_and_review(tmp_path):
     assert (compared["n"], compared["disagree"]) == (1, 0)
 
 
+def test_mtrag_stored_bert_k_prec_and_rb_llm_as_the_scripts_use_them(tmp_path):
+    """follows mt-rag-benchmark scripts/evaluation/run_algorithmic.py rb_agg (BertKPrec
+    used whenever the key exists: files store [0.0] on turns without contexts) and
+    judge_wrapper.py get_idk_score (RB_llm read as stored, 0 stays 0), through import,
+    the stored-vs-recomputed table and a reviewer's answerability override."""
+    # recall (0.6+1)/2 = 4/5, rougeL("the cat sat", target) = 2/3, extractiveness
+    # (0+1)/2 = 1/2: 3·(4/5)(2/3)(1/2) / ((4/5)(2/3) + (4/5)(1/2) + (2/3)(1/2)) = 12/19
+    rb_agg = 12 / 19
+    metrics = {"BertscoreR": [0.6], "BertKPrec": [0.0], "RB_agg": [rb_agg], "RB_llm": [0]}
+    metrics.update(idk_eval=[0], RB_agg_idk=[0], RB_llm_idk=[0])
+    path = tmp_path / "eval.jsonl"
+    path.write_text(json.dumps(mtrag_eval_row("c::9", [], "UNANSWERABLE", metrics)) + "\n")
+    db = imported(tmp_path, path)
+    judge = per_record(db)["c::9"]["judge"]
+    assert judge["mtrag.rb_agg"] == pytest.approx(rb_agg, abs=1e-15)
+    assert judge["mtrag.rb_llm"] == 0.0  # not extract_rating's 0.5
+    assert judge["mtrag.rb_agg_idk"] == 0.0 and judge["mtrag.rb_llm_idk"] == 0.0
+    database = open_database(db)
+    compared = metric_rows.stored_comparison(database, "eval")
+    database.conn.close()
+    for name in ("mtrag.rb_agg", "mtrag.rb_llm", "mtrag.rb_agg_idk", "mtrag.rb_llm_idk"):
+        assert (compared[name]["n"], compared[name]["disagree"]) == (1, 0), name
+    _cli("label", db, "c::9", "answerability", "*", "ANSWERABLE", "--reviewer", "ann")
+    effective = per_record(db)["c::9"]["effective"]
+    # answerable, idk_eval 0: get_idk_score returns the raw metrics
+    assert effective["mtrag.rb_agg_idk"] == pytest.approx(rb_agg, abs=1e-15)
+    assert effective["mtrag.rb_llm_idk"] == 0.0
+
+
 # -- RGB judge-script output: each script's own rates ----------------------------------
 
 

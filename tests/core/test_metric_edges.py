@@ -86,13 +86,14 @@ def test_rb_agg_of_a_turn_with_no_contexts_is_0():
 
 def test_rb_llm_is_derived_from_the_judges_rating():
     """judge_wrapper.run_radbench_judge: RB_llm = extract_rating(judge text), i.e. the
-    1-10 rating / 10, 0.5 when it is <= 0 or > 1 after dividing. The rating label (the
-    importer reads RB_llm × 10) is what a reviewer corrects."""
+    1-10 rating / 10, stored once; get_idk_score then reads the stored value as it is.
+    The rating label (the importer reads RB_llm × 10) is what a reviewer corrects, and
+    is never clamped again: a stored RB_llm 0 stays 0."""
     record = mtrag_record(mtrag_row())
     assert record_metrics(record, {"rb_llm_rating": {"*": 7}}, {})["mtrag.rb_llm"] == 0.7
     assert record_metrics(record, {"rb_llm_rating": {"*": 9.5}}, {})["mtrag.rb_llm"] == 0.95
-    assert record_metrics(record, {"rb_llm_rating": {"*": 0}}, {})["mtrag.rb_llm"] == 0.5
-    assert record_metrics(record, {"rb_llm_rating": {"*": 11}}, {})["mtrag.rb_llm"] == 0.5
+    assert record_metrics(record, {"rb_llm_rating": {"*": 0}}, {})["mtrag.rb_llm"] == 0.0
+    assert record_metrics(record, {"rb_llm_rating": {"*": 11}}, {})["mtrag.rb_llm"] == 1.1
     assert record_metrics(record, {}, {})["mtrag.rb_llm"] is None  # no judge ran
 
 
