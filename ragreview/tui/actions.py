@@ -87,6 +87,11 @@ ACTIONS: tuple[ReviewAction, ...] = (
     _label("toggle-rejected", "x", "Toggle rejected", "The response refuses for lack of information (RGB)."),
     _label("toggle-error-detected", "e", "Toggle error detected",
            "The response flags the factual error planted in the documents (RGB counterfactual)."),
+    _label("toggle-not-addressed", "X,shift+x", "Toggle not addressed (reject_evalue.py)",
+           "reject_evalue.py's LLM verdict: the question is not addressed by the documents (RGB).",
+           display="X"),
+    _label("toggle-identified", "y", "Toggle identified (fact_evalue.py)",
+           "fact_evalue.py's LLM verdict: the model identified the factual errors (RGB)."),
     _label("cycle-idk", "i", "Cycle idk", "'I don't know' verdict: 0 no, 0.5 partial, 1 yes (MT-RAG)."),
     # terminals with the kitty protocol send shift+u
     _label("cycle-underspecified", "U,shift+u", "Cycle underspecified",

@@ -28,6 +28,8 @@ VERDICT_ORDER = (
     "verdict",
     "rejected",
     "error_detected",
+    "not_addressed",
+    "identified",
     "idk",
     "answerability",
     "underspecified",

@@ -138,10 +138,19 @@ def test_rgb_negative_rejection_override(tmp_path: Path) -> None:
 
 def test_rgb_judge_script_evaluation_override(tmp_path: Path) -> None:
     source = RGB / "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0_chatgpt.json"
-    out = review(tmp_path, source, [("2", "rejected", "*", "true")])
+    out = review(tmp_path, source, [("2", "not_addressed", "*", "true")])
     before, after = rows(source), rows(out)
     assert changed_fields(before[2], after[2]) == {"evaluation"}
     assert "not addressed" in after[2]["evaluation"]
+    assert_same_effective(tmp_path, out)
+
+
+def test_rgb_judge_script_file_keeps_evalue_label_apart(tmp_path: Path) -> None:
+    """evalue.py's own verdict goes to its own field, the script's text untouched."""
+    source = RGB / "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0_chatgpt.json"
+    out = review(tmp_path, source, [("2", "rejected", "*", "true")])
+    before, after = rows(source), rows(out)
+    assert changed_fields(before[2], after[2]) == {"label"} and after[2]["label"] == [-1]
     assert_same_effective(tmp_path, out)
 
 
