@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from ragreview.cli import cli
 
-from .helpers import judge_args
+from .helpers import judge_args, ragreview
 
 ROWS = Path(__file__).parents[3] / "fixtures/handwritten/ragbench/covidqa_test_rows.jsonl"
 
@@ -165,3 +165,40 @@ def _stored_comparison(path: Path) -> dict:
         return metric_rows.stored_comparison(db, "covidqa")
     finally:
         db.conn.close()
+
+
+async def test_the_review_screen_shows_the_active_runs_reasoning(judge_server, ragbench_file):
+    """The TUI (through Pilot) shows the reasoning of the run whose labels it shows:
+    the new run's reply, not the imported row's explanations; the import's again once
+    it is the active run."""
+    from ragreview.cli.session import open_target
+    from ragreview.store import run_layers
+    from tests.tui.conftest import make_app
+
+    path = str(ragbench_file)
+    run("import", path)
+    imported_words = "Sentences about the question's subject are relevant."
+
+    async def shown() -> str:
+        opened = open_target(path)
+        try:
+            app = make_app(opened)
+            async with app.run_test(size=(100, 30)) as pilot:
+                await pilot.pause()
+                # (a TRACe explanation shows above the first item it explains)
+                return " ".join(f"{n}: {why}" for n, why in app.screen.review.record_reasons())
+        finally:
+            opened.db.conn.close()
+
+    assert imported_words in await shown()
+    done = ragreview(*judge_args(ragbench_file, judge_server))  # (its own event loop)
+    assert done.returncode == 0, done.stderr
+    now = await shown()
+    # the oracle explains every verdict with "…"
+    assert imported_words not in now and "relevant: …" in now, now
+    opened = open_target(path)
+    try:
+        run_layers.use(opened.db, opened.dataset, run_layers.import_run_id(opened.dataset))
+    finally:
+        opened.db.conn.close()
+    assert imported_words in await shown()
