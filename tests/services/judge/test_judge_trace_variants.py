@@ -157,6 +157,21 @@ def test_a_reviewer_on_top_of_the_new_run_counts_no_imported_list(judge_server, 
     assert effective == pytest.approx((1.0, 1 / 3, 1 / 3, 0.0), abs=1e-15)
 
 
+def test_agreement_runs_scores_each_run_from_its_own_labels(judge_server, ragbench_file):
+    """agreement --runs: the import run's TRACe metrics count RAGBench's listed entries,
+    the new run's never (covidqa-18: listed 3 of 3 sentences vs the run's {0a})."""
+    path = str(ragbench_file)
+    run("import", path)
+    run(*judge_args(ragbench_file, judge_server))
+    run("mark", path, "covidqa-18", "--reviewed")
+    report = json.loads(run("agreement", path, "--runs", "--json"))
+    by_mode = {r["mode"]: r["metrics"]["trace.relevance"] for r in report["runs"]}
+    assert by_mode["import"]["judge_mean"] == 1.0  # 3 listed / 3 sentences
+    online = [v for mode, v in by_mode.items() if mode != "import"]
+    assert online[0]["judge_mean"] == pytest.approx(1 / 3)  # {0a} / 3
+    assert online[0]["effective_mean"] == pytest.approx(1 / 3)  # the reviewer accepted it
+
+
 def _stored_comparison(path: Path) -> dict:
     from ragreview.store import metric_rows, open_database
 
