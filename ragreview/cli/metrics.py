@@ -211,8 +211,11 @@ RGB_RATES = (
     "rgb.accuracy",
     "rgb.rejection_rate",
     "rgb.reject_evalue.rejection_rate",
+    "rgb.reject_evalue.accuracy",
     "rgb.error_detection_rate",
     "rgb.error_correction_rate",
+    "rgb.fact_evalue.error_detection_rate",
+    "rgb.fact_evalue.accuracy",
     "rgb.fact_evalue.error_correction_rate",
 )
 

@@ -36,6 +36,9 @@ MEAN_RATES = {
     "rgb.accuracy": "rgb._accuracy",
     "rgb.rejection_rate": "rgb._rejection",
     "rgb.reject_evalue.rejection_rate": "rgb._reject_evalue",
+    "rgb.reject_evalue.accuracy": "rgb._reject_evalue_correct",
+    "rgb.fact_evalue.error_detection_rate": "rgb._fact_identified",
+    "rgb.fact_evalue.accuracy": "rgb._fact_correct",
     "rgb.error_detection_rate": "rgb._detected",
 }
 SIMPLE_RATES = {"rgb.error_correction_rate": "rgb._corrected"}  # a mean under rgb.variant=simple

@@ -98,7 +98,14 @@ def _rgb_reasons(rec: Record, src: Any) -> Reasons:
     why = _text(src.get("evaluation")) if isinstance(src, dict) else None
     if not why:
         return {}
-    return {("error_detected" if _counterfactual(rec) else "rejected", "*"): why}
+    # the judge script's text explains its own verdict (formats/rgb.py)
+    script = rec.data.get("rgb_script")
+    return {("identified" if script == "fact" else "not_addressed", "*"): why}
+
+
+def _script(name: str) -> Callable[[Record], bool]:
+    """The record carries the verdict of RGB's judge script ``name`` (reject / fact)."""
+    return lambda rec: rec.data.get("rgb_script") == name
 
 
 def _longform_reasons(rec: Record, src: Any) -> Reasons:
@@ -174,9 +181,14 @@ RGB = Family(
             "toggle-error-detected", "e", "error", {"record": "error_detected"}, _counterfactual
         ),
         _toggle("toggle-supported", "s", "matched", part="part_matched"),
+        # the LLM-judge scripts' verdicts, on the records whose file carries them
+        KeyUse(
+            "toggle-not-addressed", "W", "judge", {"record": "not_addressed"}, _script("reject")
+        ),
+        KeyUse("toggle-identified", "F", "judge", {"record": "identified"}, _script("fact")),
     ),
     item_labels={"part": ("part_matched",)},
-    verdicts=("rejected", "error_detected"),
+    verdicts=("rejected", "error_detected", "not_addressed", "identified"),
     metrics=("rgb.",),
     settings=("rgb.variant",),
     task_prefix="rgb",

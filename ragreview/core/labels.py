@@ -99,6 +99,21 @@ CATALOGUE: dict[str, LabelSpec] = {
             "rgb",
             "the response flags the factual error planted in the documents",
         ),
+        # the LLM-judge scripts' own verdicts, kept beside evalue.py's label/factlabel
+        LabelSpec(
+            "not_addressed",
+            "record",
+            "bool",
+            "rgb",
+            "reject_evalue.py's judge: the question is not addressed by the documents",
+        ),
+        LabelSpec(
+            "identified",
+            "record",
+            "bool",
+            "rgb",
+            "fact_evalue.py's judge: the model identified the factual errors",
+        ),
         LabelSpec(
             "idk",
             "record",

@@ -364,6 +364,10 @@ class ImportItem:
     # ``source`` as UTF-8 bytes where the reader had them (a line read from disk, a
     # parquet row's JSON text): hashed and compared as they are, not encoded again
     raw: bytes | None = field(default=None, compare=False, repr=False)
+    # the file records a human decision on the whole record (a ragas annotation's
+    # ``is_accepted``): a new record is stored as reviewed, its ``human`` layer being
+    # what the human decided (a value equal to the judge's where they agreed)
+    reviewed: bool = False
 
 
 def line_hash(line: str | bytes) -> bytes:

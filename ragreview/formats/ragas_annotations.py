@@ -7,7 +7,10 @@ is kept on the record (``ragas_metric``) so the writer can regroup.
 
 The judge's ``verdict`` is ``metric_output`` (0/1). The human verdict a sample already
 expresses is the ``verdict`` of an ``edited_output`` when there is one, else the
-opposite of the judge's when ``is_accepted`` is false, else none.
+opposite of the judge's when ``is_accepted`` is false, the judge's own when it is true
+(the human agreed), else none. A sample with an ``is_accepted`` decision is a reviewed
+record: its human layer holds that verdict, equal to the judge's where accepted, so
+``agreement`` compares judge and human on the file as imported.
 """
 
 from __future__ import annotations
@@ -64,9 +67,14 @@ def human_verdict(sample: Mapping[str, Any]) -> bool | None:
         if isinstance(edited, dict) and _binary(edited.get("verdict")) is not None:
             return _binary(edited["verdict"])
     judge = judge_verdict(sample)
-    if sample.get("is_accepted") is False and judge is not None:
-        return not judge
-    return None
+    if judge is None or not decided(sample):
+        return None
+    return judge if sample["is_accepted"] else not judge
+
+
+def decided(sample: Mapping[str, Any]) -> bool:
+    """The sample carries a human decision (``is_accepted`` true or false)."""
+    return isinstance(sample.get("is_accepted"), bool)
 
 
 def read(
@@ -107,7 +115,8 @@ def read(
                 if verdict is not None:
                     judge[LABEL] = {"*": verdict}
                 edited = human_verdict(sample)
-                if edited is not None and edited != verdict:
+                # (a decision is kept even where it agrees: the human said so)
+                if edited is not None and (edited != verdict or decided(sample)):
                     human[LABEL] = {"*": edited}
                 source = json.dumps(sample, ensure_ascii=False)
             except Exception as err:  # noqa: BLE001 (see common.unexpected)
@@ -115,7 +124,7 @@ def read(
                 field = f"{where}.{rec_err.field}".rstrip(".").replace(".[", "[")
                 yield InputError(str(path), locator.line(field), field, rec_err.message)
                 continue
-            yield ImportItem(number, record, judge, human, source)
+            yield ImportItem(number, record, judge, human, source, reviewed=decided(sample))
 
 
 def write(items: Iterable[ExportRecord], out: TextIO, metrics: list[str]) -> int:

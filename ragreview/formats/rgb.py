@@ -8,10 +8,14 @@ document pools; prediction files (``evalue.py``) carry ``ans``, ``label``,
 and ``noise_rate`` (1.0 is negative rejection).
 
 Judge labels: ``label`` ``[-1]`` is a rejection (its parts are then matched with RGB's
-``checkanswer``, which RGB itself skips), otherwise one match bit per answer part; ``factlabel`` is error detection. Where the judge scripts' ``evaluation`` is
-present it is the judge: "not addressed" (rejection files) and "has identified"/"Yes"
-(counterfactual files). A prediction without ``label`` is labelled with RGB's own
-rules; a data file without predictions has nothing to label.
+``checkanswer``, which RGB itself skips), otherwise one match bit per answer part;
+``factlabel`` is error detection. Where the judge scripts' ``evaluation`` is present,
+its verdict is a label of its own, beside evalue.py's and never replacing them:
+``not_addressed`` ("not addressed", reject_evalue.py) or ``identified`` ("has
+identified"/"Yes", fact_evalue.py); the record's data says which script wrote it
+(``rgb_script``). A prediction without ``label`` is labelled with evalue.py's own
+rules, on the prediction as evalue.py keeps it (spaces removed for a Chinese dataset);
+a data file without predictions has nothing to label.
 """
 
 from __future__ import annotations
@@ -72,11 +76,31 @@ def task_of(row: Mapping[str, Any], filename: str) -> str:
     return "rgb-noise"
 
 
+def is_chinese(filename: str, row: Mapping[str, Any]) -> bool:
+    """evalue.py's ``'zh' in dataset``: the dataset named in the file name (``zh``,
+    ``zh_int``, ``zh_fact``, ``prediction_zh_…``), else Chinese text in the query."""
+    name = filename.removeprefix("prediction_")
+    if name.startswith("zh"):
+        return True
+    if name.startswith("en"):
+        return False
+    query = row.get("query")
+    return isinstance(query, str) and any("\u4e00" <= ch <= "\u9fff" for ch in query)
+
+
 def evaluation_kind(task: str, row: Mapping[str, Any]) -> str | None:
-    """Which LLM-judge script wrote ``evaluation``: 'fact' or 'reject' (or none)."""
-    if not isinstance(row.get("evaluation"), str):
+    """Which LLM-judge script wrote ``evaluation``: 'fact' or 'reject' (or none).
+
+    fact_evalue.py runs on the counterfactual files; elsewhere (a file whose name no
+    longer says ``_fact``) its answers are told by their words: its demonstrations end
+    "…identified the factual errors" / "…fail to identify…", reject_evalue.py's
+    "…addressed by the documents"."""
+    text = row.get("evaluation")
+    if not isinstance(text, str):
         return None
-    return "fact" if task == "rgb-counterfactual" else "reject"
+    if task == "rgb-counterfactual":
+        return "fact"
+    return "fact" if "identif" in text and "addressed" not in text else "reject"
 
 
 def _strings(value: Any, where: str) -> list[str]:
@@ -132,17 +156,28 @@ def draft(row: Any, filename: str, line_no: int, number: int, line: str) -> Draf
         data["counterfactual"] = _strings(row["fakeanswer"], "fakeanswer")
     if noise is not None:
         data["noise_rate"] = noise
-    judge = _judge(row, task, parts, prediction)
+    which = evaluation_kind(task, row)
+    if which is not None:
+        data["rgb_script"] = which
+    judge = _judge(row, task, parts, prediction, is_chinese(filename, row))
     return Draft(line_no, number, data, judge, line, row.get("id"))
 
 
 def _judge(
-    row: Mapping[str, Any], task: str, parts: list[list[str]], prediction: str | None
+    row: Mapping[str, Any],
+    task: str,
+    parts: list[list[str]],
+    prediction: str | None,
+    chinese: bool = False,
 ) -> dict[str, dict[str, Any]]:
     # A data file has no prediction and nothing to label, unless a review exported
     # back into it wrote RGB's own ``label``/``factlabel`` fields (docs/formats.md).
     if prediction is None and "label" not in row and "factlabel" not in row:
         return {}
+    if prediction is not None and chinese:
+        # evalue.py.predict: "if 'zh' in dataset: prediction = prediction.replace(' ', '')"
+        # before every rule (its files hold the prediction so; others may not)
+        prediction = prediction.replace(" ", "")
     judge: dict[str, dict[str, Any]] = {}
     if "label" in row:
         bits = row["label"]
@@ -178,9 +213,9 @@ def _judge(
     evaluation = row.get("evaluation")
     which = evaluation_kind(task, row)
     if which == "reject":
-        judge["rejected"] = {"*": rgb_rules.judge_says_not_addressed(evaluation)}  # type: ignore[arg-type]
+        judge["not_addressed"] = {"*": rgb_rules.judge_says_not_addressed(evaluation)}  # type: ignore[arg-type]
     elif which == "fact":
-        judge["error_detected"] = {"*": rgb_rules.judge_says_identified(evaluation)}  # type: ignore[arg-type]
+        judge["identified"] = {"*": rgb_rules.judge_says_identified(evaluation)}  # type: ignore[arg-type]
     return judge
 
 
@@ -202,7 +237,9 @@ def read_back(item: ExportRecord, settings: Mapping[str, Any]) -> dict[str, dict
     row = loads_source(item.source or "{}")
     patch(row, task, item.judge, effective(item.judge, item.human))
     parts = _answer(row, "ans" if "ans" in row else "answer")
-    judge = _judge(row, task, parts, expect(row, "prediction", str, optional=True))
+    prediction = expect(row, "prediction", str, optional=True)
+    chinese = bool(item.record.question) and is_chinese("", {"query": item.record.question})
+    judge = _judge(row, task, parts, prediction, chinese)
     return check_layer(item.record, judge, "labels")
 
 
@@ -215,27 +252,28 @@ def patch(
     def value(layer: Mapping[str, Mapping[str, Any]], name: str, target: str = "*") -> Any:
         return layer.get(name, {}).get(target)
 
-    which = evaluation_kind(task, row)
     parts = rgb_rules.answer_parts(row.get("ans", row.get("answer")))
     part_keys = [part_key(i) for i in range(len(parts))]
     bits_changed = any(
         value(eff, "part_matched", k) != value(judge, "part_matched", k) for k in part_keys
     )
     rejected = bool(value(eff, "rejected"))
-    if which == "reject":
-        if rejected != bool(value(judge, "rejected")):
-            row["evaluation"] = NOT_ADDRESSED_TEXT if rejected else ADDRESSED_TEXT
-        rejected_in_label = row.get("label") == [-1] and not bits_changed
-    else:
-        rejected_in_label = rejected
-    # a data file (no prediction) gets the fields a prediction file has for them
-    if rejected_in_label:
+    # evalue.py's fields; a data file (no prediction) gets the fields a prediction
+    # file has for them
+    if rejected and (bits_changed or rejected != bool(value(judge, "rejected"))):
         row["label"] = [-1]
     elif bits_changed or value(eff, "rejected") != value(judge, "rejected"):
         row["label"] = [int(bool(value(eff, "part_matched", k))) for k in part_keys]
     detected = value(eff, "error_detected")
     if detected is not None and detected != value(judge, "error_detected"):
-        if which == "fact":
-            row["evaluation"] = IDENTIFIED_TEXT if detected else NOT_IDENTIFIED_TEXT
-        else:
-            row["factlabel"] = int(detected)
+        row["factlabel"] = int(detected)
+    # the judge script's own verdict, in the words its rule reads; one `evaluation` per
+    # row, read as fact_evalue.py's on a counterfactual record, else reject_evalue.py's
+    # (a verdict of the other script cannot be held: the export refuses it)
+    if task == "rgb-counterfactual" or evaluation_kind(task, row) == "fact":
+        name, texts = "identified", (IDENTIFIED_TEXT, NOT_IDENTIFIED_TEXT)
+    else:
+        name, texts = "not_addressed", (NOT_ADDRESSED_TEXT, ADDRESSED_TEXT)
+    verdict = value(eff, name)
+    if verdict is not None and verdict != value(judge, name):
+        row["evaluation"] = texts[0] if verdict else texts[1]

@@ -51,9 +51,13 @@ def build(
             (s.record, layers[s.rowid], truth[s.rowid]) for s in mine
         )
         per_record = []
+        # RAGBench's raw list lengths describe the imported labels: only the import
+        # run's metrics count them (as metric_rows.refresh does for the judge layer)
+        imported = run["id"] == run_layers.import_run_id(dataset)
         for s in mine:
             record = metric_rows._with_source(s.record, s.source)  # as the stored rows
-            values = metrics.record_values(record, layers[s.rowid], settings, judge=layers[s.rowid])
+            listed = layers[s.rowid] if imported else None
+            values = metrics.record_values(record, layers[s.rowid], settings, judge=listed)
             reviewed = truth_metrics[s.rowid]
             per_record.append(({k: v for k, v in values.items() if k in reviewed}, reviewed))
         out_runs.append(

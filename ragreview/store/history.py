@@ -277,20 +277,28 @@ def mark(
     if status not in ("reviewed", "unreviewed"):
         raise RagreviewError(f"unknown status {status!r}")
     with write(db.conn) as conn:
-        old = conn.execute("SELECT status FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
-        at = now()
-        conn.execute(
-            "UPDATE records SET status = ?, reviewed_by = ?, reviewed_at = ? WHERE rowid = ?",
-            (
-                status,
-                reviewer if status == "reviewed" else None,
-                at if status == "reviewed" else None,
-                rowid,
-            ),
-        )
-        append_event(
-            conn, rowid, "status", STATUS_LABEL, "*", old, status, reviewer, at=at, session=session
-        )
+        set_status(conn, rowid, status, reviewer, session)
+
+
+def set_status(
+    conn: sqlite3.Connection, rowid: int, status: str, reviewer: str, session: str | None = None
+) -> None:
+    """``mark`` in the caller's transaction (also an import whose file records the
+    review: ``ImportItem.reviewed``)."""
+    old = conn.execute("SELECT status FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
+    at = now()
+    conn.execute(
+        "UPDATE records SET status = ?, reviewed_by = ?, reviewed_at = ? WHERE rowid = ?",
+        (
+            status,
+            reviewer if status == "reviewed" else None,
+            at if status == "reviewed" else None,
+            rowid,
+        ),
+    )
+    append_event(
+        conn, rowid, "status", STATUS_LABEL, "*", old, status, reviewer, at=at, session=session
+    )
 
 
 def set_note(

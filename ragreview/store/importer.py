@@ -79,6 +79,7 @@ class Prepared(NamedTuple):
     # (content hash, line hash) where ``prepare`` computed them (``hashed``); ``source``
     # is then None when ``stored_source`` gives it back
     hashes: tuple[str, bytes | None] | None = None
+    reviewed: bool = False  # ImportItem.reviewed
 
 
 def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False) -> Prepared:
@@ -109,6 +110,7 @@ def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False)
         item.own_source,
         stored,
         hashes,
+        item.reviewed,
     )
 
 
@@ -138,6 +140,7 @@ def _item(prepared: Prepared) -> ImportItem:
         source,
         prepared.reviewers,
         prepared.own_source,
+        reviewed=prepared.reviewed,
     )
 
 
@@ -294,10 +297,12 @@ def _store_one(
         )
         known.records[prep.id] = (rowid, digest, "unreviewed")
         summary.inserted += 1
-        if prep.human or not trusted:
+        if prep.human or prep.reviewed or not trusted:
             item = item or _item(prep)
             if item.human:
                 batch.imported_human.append((rowid, item.human))
+            if item.reviewed:
+                batch.imported_reviewed.append(rowid)
             batch.known[rowid] = (item.record, item.judge)
         else:  # metrics as prepared: the bulk path
             batch.fresh.append((rowid, prep.metrics))
@@ -355,6 +360,7 @@ class _Batch:
         self.moved_rows: list[tuple] = []  # (position, source_hash, rowid): unchanged, parsed
         self.positions: list[tuple] = []  # (position, rowid): unchanged lines, not parsed
         self.imported_human: list[tuple[int, Layer]] = []
+        self.imported_reviewed: list[int] = []  # new records the file marks as reviewed
         self.reviewer_rows: dict[int, tuple] = {}  # rowid -> its named reviewers' labels
 
     def full(self) -> bool:
@@ -400,3 +406,5 @@ class _Batch:
                         kind="set",
                         reason="imported from file",
                     )
+        for rowid in self.imported_reviewed:
+            history.set_status(self.db.conn, rowid, "reviewed", self.reviewer)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import metrics
 from ..core.errors import RagreviewError
 from ..core.labels import Layer, effective
+from ..core.metrics import trace
 from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
 from . import metric_stats, records, settings
@@ -48,6 +49,27 @@ def _with_source(record: Record, source: str | None) -> Record:
         return metrics.with_source(record, records.loads(source))
     except ValueError:
         return record
+
+
+_TRACE_LABELS = ",".join(f"'{n}'" for n in trace.LABELS)
+
+
+def trace_from_runs(conn: Any, rowids: list[int]) -> set[int]:
+    """The records among ``rowids`` whose TRACe labels in the judge layer a judge run
+    gave (not the import: its labels keep ``run`` NULL in ``judge_labels``). The raw
+    label-list counts a RAGBench file stores (``trace.stats``) describe the imported
+    labels, so they apply to the other records only. A run that gives any TRACe label
+    on a record covers ``relevant`` and ``utilized`` there (``run_layers``), so one row
+    of its tells."""
+    marks = ",".join("?" * len(rowids))
+    return {
+        r
+        for (r,) in conn.execute(
+            f"SELECT DISTINCT record FROM judge_labels WHERE record IN ({marks}) "
+            f"AND name IN ({_TRACE_LABELS}) AND run IS NOT NULL",
+            rowids,
+        )
+    }
 
 
 Known = Mapping[int, tuple[Record, Layer]]  # rowid -> (record, judge layer) as stored
@@ -121,12 +143,15 @@ def refresh(
         deletes: list[tuple] = []
         upserts: list[tuple] = []
         stats_rows: list[tuple] = []
+        rejudged = trace_from_runs(conn, chunk)
         for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
             settings = _settings(db, dataset, cache)
             datasets.add(dataset)
+            # RAGBench's raw list counts describe the imported file's labels only
+            listed = None if rowid in rejudged else judge_layer
             judge_stats: dict[str, Any] = {}
             judge = metrics.record_values(
-                record, judge_layer, settings, judge=judge_layer, stats=judge_stats
+                record, judge_layer, settings, judge=listed, stats=judge_stats
             )
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
             stats_rows.append(metric_stats.row(rowid, "judge", judge_stats, stored_f1(record)))
@@ -134,7 +159,7 @@ def refresh(
                 merged = effective(judge_layer, human_layer)
                 effective_stats: dict[str, Any] = {}
                 layers["effective"] = metrics.record_values(
-                    record, merged, settings, judge=judge_layer, stats=effective_stats
+                    record, merged, settings, judge=listed, stats=effective_stats
                 )
             else:
                 layers["effective"] = judge

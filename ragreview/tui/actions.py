@@ -87,6 +87,13 @@ ACTIONS: tuple[ReviewAction, ...] = (
     _label("toggle-rejected", "x", "Toggle rejected", "The response refuses for lack of information (RGB)."),
     _label("toggle-error-detected", "e", "Toggle error detected",
            "The response flags the factual error planted in the documents (RGB counterfactual)."),
+    # (W: "won't answer", F: "found the error"; x and e are evalue.py's own labels)
+    _label("toggle-not-addressed", "W,shift+w", "Toggle not addressed (reject_evalue.py)",
+           "reject_evalue.py's LLM verdict: the question is not addressed by the documents (RGB).",
+           display="W"),
+    _label("toggle-identified", "F,shift+f", "Toggle identified (fact_evalue.py)",
+           "fact_evalue.py's LLM verdict: the model identified the factual errors (RGB).",
+           display="F"),
     _label("cycle-idk", "i", "Cycle idk", "'I don't know' verdict: 0 no, 0.5 partial, 1 yes (MT-RAG)."),
     # terminals with the kitty protocol send shift+u
     _label("cycle-underspecified", "U,shift+u", "Cycle underspecified",

@@ -16,7 +16,7 @@ from ..core import families as fam
 from ..core.keys import cell_key, context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
-from ..services import labels
+from ..services import labels, run_reasons
 from ..store import browse, history, item_edits, judge_store, metric_rows, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -30,6 +30,8 @@ VERDICT_ORDER = (
     "verdict",
     "rejected",
     "error_detected",
+    "not_addressed",
+    "identified",
     "idk",
     "answerability",
     "underspecified",
@@ -245,7 +247,10 @@ class Review:
             )
             + self.rubric.names
         )
-        self.reasons = fam.reasons(rec, self.families, self.stored.source)
+        # the reasoning of the run whose labels are shown (an imported row's or a run's)
+        self.reasons = run_reasons.reasons(
+            self.db, self.rowid, rec, self.families, self.stored.source
+        )
         self.editable = tuple(k for f in self.families for k in f.editable)
 
     def _reload(self, rowid: int | None = None) -> None:

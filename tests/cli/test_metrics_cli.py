@@ -210,11 +210,12 @@ def test_rgb_rates_per_noise_rate_in_the_table(tmp_path):
     cells = {
         c[0]: c
         for c in ([x.strip() for x in line.split("│")[1:-1]] for line in table.splitlines())
-        if len(c) == 5
+        if len(c) == 4
     }
-    # accuracy, rejection rate (evalue.py), rejection rate (reject_evalue.py)
-    assert cells["0.2"] == ["0.2", "2", "0.5000", "–", "–"]
-    assert cells["1.0"] == ["1.0", "2", "–", "0.5000 → 1.0000", "0.5000 → 1.0000"]
+    # accuracy, rejection rate (evalue.py); no judge script's verdict in this file, so
+    # no reject_evalue.py column
+    assert cells["0.2"] == ["0.2", "2", "0.5000", "–"]
+    assert cells["1.0"] == ["1.0", "2", "–", "0.5000 → 1.0000"]
     groups = lines(ok("metrics", str(path), "--by", "noise_rate", "--json", cwd=tmp_path))
     assert [g["judge"].get("rgb.rejection_rate") for g in groups] == [None, 0.5]
     assert groups[1]["effective"]["rgb.rejection_rate"] == 1.0

@@ -38,6 +38,8 @@ def test_catalogue_matches_spec_table() -> None:
         "rejected",
         "part_matched",
         "error_detected",
+        "not_addressed",
+        "identified",
         "idk",
         "underspecified",
         "answerability",

@@ -86,13 +86,14 @@ def test_rb_agg_of_a_turn_with_no_contexts_is_0():
 
 def test_rb_llm_is_derived_from_the_judges_rating():
     """judge_wrapper.run_radbench_judge: RB_llm = extract_rating(judge text), i.e. the
-    1-10 rating / 10, 0.5 when it is <= 0 or > 1 after dividing. The rating label (the
-    importer reads RB_llm × 10) is what a reviewer corrects."""
+    1-10 rating / 10, stored once; get_idk_score then reads the stored value as it is.
+    The rating label (the importer reads RB_llm × 10) is what a reviewer corrects, and
+    is never clamped again: a stored RB_llm 0 stays 0."""
     record = mtrag_record(mtrag_row())
     assert record_metrics(record, {"rb_llm_rating": {"*": 7}}, {})["mtrag.rb_llm"] == 0.7
     assert record_metrics(record, {"rb_llm_rating": {"*": 9.5}}, {})["mtrag.rb_llm"] == 0.95
-    assert record_metrics(record, {"rb_llm_rating": {"*": 0}}, {})["mtrag.rb_llm"] == 0.5
-    assert record_metrics(record, {"rb_llm_rating": {"*": 11}}, {})["mtrag.rb_llm"] == 0.5
+    assert record_metrics(record, {"rb_llm_rating": {"*": 0}}, {})["mtrag.rb_llm"] == 0.0
+    assert record_metrics(record, {"rb_llm_rating": {"*": 11}}, {})["mtrag.rb_llm"] == 1.1
     assert record_metrics(record, {}, {})["mtrag.rb_llm"] is None  # no judge ran
 
 
@@ -166,47 +167,69 @@ def test_rgb_data_row_without_prediction_has_nothing_to_score():
     assert undefined_counts(totals)["rgb.correct"] == 2
 
 
-def labels(rejected=False, matched=(True,), detected=None):
+def labels(rejected=False, matched=(True,), detected=None, **script):
+    """evalue.py's label (rejected, matched bits) and factlabel (detected); ``script``:
+    a judge script's own verdict (not_addressed= / identified=)."""
     out = {"rejected": {"*": rejected}, "part_matched": {f"p{i}": m for i, m in enumerate(matched)}}
     if detected is not None:
         out["error_detected"] = {"*": detected}
+    out.update({name: {"*": value} for name, value in script.items()})
     return out
 
 
 def test_negative_rejection_rates_of_evalue_and_reject_evalue():
-    """evalue.py: 'noise_rate == 1 and label[0] == -1' or '0 not in label and 1 in
-    label' counts toward all_rate. reject_evalue.py: reject_rate = #('not addressed' in
-    evaluation) / n, the judge's verdict alone (its all_rate ignores rejections)."""
+    """follows chen700564/RGB evalue.py (all_rate: 'noise_rate == 1 and label[0] == -1'
+    or '0 not in label and 1 in label') and reject_evalue.py (reject_rate = #('not
+    addressed' in evaluation) / n, all_rate = #('0 not in label and 1 in label') / n),
+    each from its own verdicts: the LLM's never replaces evalue.py's label."""
     rows = [
-        (rgb(noise_rate=1.0, response="x"), labels(rejected=True)),  # rejected
-        (rgb(noise_rate=1.0, response="x"), labels(matched=(True,))),  # answered, right
-        (rgb(noise_rate=1.0, response="x"), labels(matched=(False,))),  # answered, wrong
-        (rgb(noise_rate=1.0, response="x"), labels(matched=(False,))),
+        # label [-1], yet the LLM judge reads it as addressed
+        (rgb(noise_rate=1.0, response="x"), labels(rejected=True, not_addressed=False)),
+        (rgb(noise_rate=1.0, response="x"), labels(matched=(True,), not_addressed=False)),
+        # answered wrong, which the LLM judge calls not addressed
+        (rgb(noise_rate=1.0, response="x"), labels(matched=(False,), not_addressed=True)),
+        (rgb(noise_rate=1.0, response="x"), labels(matched=(False,), not_addressed=False)),
     ]
     totals = totals_of(record_values(r, lab, {}) for r, lab in rows)
     out = dataset_values(totals, {})
     assert out["rgb.rejection_rate"] == 2 / 4  # evalue.py: rejected or correct
-    assert out["rgb.reject_evalue.rejection_rate"] == 1 / 4  # reject_evalue.py
+    assert out["rgb.reject_evalue.rejection_rate"] == 1 / 4  # reject_evalue.py reject_rate
+    assert out["rgb.reject_evalue.accuracy"] == 1 / 4  # reject_evalue.py all_rate
+    # a prediction file without the script's evaluation has no reject_evalue.py rate
+    plain = totals_of(record_values(r, labels(rejected=True), {}) for r, _ in rows)
+    assert "rgb.reject_evalue.rejection_rate" not in dataset_values(plain, {})
 
 
 def test_counterfactual_correction_rates_of_evalue_and_fact_evalue():
-    """evalue.py: correct_tt counts 'factlabel == 1' and '0 not in label' (a rejection,
-    label [-1], counts), over fact_tt. fact_evalue.py: correct_tt counts identified and
-    '0 not in label and 1 in label' (a rejection does not), over rejecttt; both 0
-    when nothing was detected."""
+    """follows chen700564/RGB evalue.py (fact_tt = #factlabel == 1; correct_tt adds '0
+    not in label', so a rejection [-1] counts) and fact_evalue.py (rejecttt = #('has
+    identified' or 'Yes' in evaluation); correct_tt adds '0 not in label and 1 in
+    label'; all_rate = #correct / n), each from its own verdicts; both 0 when nothing
+    was detected."""
     cf = ("Rome",)
     rows = [
-        (rgb("rgb-counterfactual", 0.0, "x", cf=cf), labels(detected=True)),  # corrected
-        (rgb("rgb-counterfactual", 0.0, "x", cf=cf), labels(rejected=True, detected=True)),
-        (rgb("rgb-counterfactual", 0.0, "x", cf=cf), labels(matched=(False,), detected=True)),
-        (rgb("rgb-counterfactual", 0.0, "x", cf=cf), labels(detected=False)),
+        (rgb("rgb-counterfactual", 0.0, "x", cf=cf), labels(detected=True, identified=True)),
+        (
+            rgb("rgb-counterfactual", 0.0, "x", cf=cf),
+            labels(rejected=True, detected=True, identified=True),
+        ),
+        (
+            rgb("rgb-counterfactual", 0.0, "x", cf=cf),
+            labels(matched=(False,), detected=True, identified=False),
+        ),
+        (
+            rgb("rgb-counterfactual", 0.0, "x", cf=cf),
+            labels(matched=(False,), detected=False, identified=True),
+        ),
     ]
     totals = totals_of(record_values(r, lab, {}) for r, lab in rows)
     out = dataset_values(totals, {"rgb.variant": "reference"})
-    assert out["rgb.error_detection_rate"] == 3 / 4
+    assert out["rgb.error_detection_rate"] == 3 / 4  # factlabel
     assert out["rgb.error_correction_rate"] == 2 / 3  # evalue.py: the rejection counts
-    assert out["rgb.fact_evalue.error_correction_rate"] == 1 / 3  # fact_evalue.py
-    none = [(r, labels(detected=False)) for r, _ in rows]
+    assert out["rgb.fact_evalue.error_detection_rate"] == 3 / 4  # identified
+    assert out["rgb.fact_evalue.accuracy"] == 1 / 4  # only the first is correct
+    assert out["rgb.fact_evalue.error_correction_rate"] == 1 / 3  # identified and correct
+    none = [(r, labels(detected=False, identified=False)) for r, _ in rows]
     out = dataset_values(totals_of(record_values(r, lab, {}) for r, lab in none), {})
     assert out["rgb.error_correction_rate"] == 0.0
     assert out["rgb.fact_evalue.error_correction_rate"] == 0.0

@@ -147,7 +147,7 @@ def test_rb_agg_missing_bertscore_r_falls_back_to_recall():
     "scores, documents",
     [
         ({"mtrag.bertscore_r": 0.4}, 1),  # no BertKPrec: third term 0
-        ({"mtrag.bertscore_r": 0.4, "mtrag.bert_k_prec": 0.2}, 0),  # no passages
+        ({"mtrag.bertscore_r": 0.4}, 0),  # no passages, no BertKPrec
         ({"mtrag.bertscore_r": -1.0, "mtrag.bert_k_prec": 0.2}, 1),  # (−1+1)/2 = 0
     ],
 )
@@ -169,9 +169,12 @@ def test_no_target_no_passages():
 
 @pytest.mark.parametrize(
     "rating, expected",
-    [(7, 0.7), (10, 1.0), (0, 0.5), (11, 0.5), (-3, 0.5), (None, 0.5), ("7", 0.5), (7.5, 0.75)],
+    [(7, 0.7), (10, 1.0), (0, 0.0), (11, 1.1), (-3, -0.3), (None, 0.5), ("7", 0.5), (7.5, 0.75)],
 )
-def test_rb_llm_ratings_out_of_range(rating, expected):
+def test_rb_llm_ratings_are_never_clamped(rating, expected):
+    """follows mt-rag-benchmark scripts/evaluation/judge_wrapper.py get_idk_score, which
+    reads metrics["RB_llm"][0] as stored: extract_rating's clamp was applied to the
+    judge's text before that; a rating that is no number is its "no match" 0.5."""
     assert rb_llm(rating) == expected
 
 
@@ -180,7 +183,7 @@ def test_rb_llm_and_rl_f_sources():
     out = record_metrics(record, {}, {})
     assert out["mtrag.rb_llm"] == 0.9 and out["mtrag.rl_f"] == 0.25  # imported
     out = record_metrics(record, {"rb_llm_rating": {"*": 12}}, {})
-    assert out["mtrag.rb_llm"] == 0.5  # a rating label wins; out of range -> 0.5
+    assert out["mtrag.rb_llm"] == 1.2  # a rating label wins, as it is
     with_statements = parse_record(
         {
             "id": "s",
@@ -228,3 +231,43 @@ def test_reviewed_answerability_label_overrides_the_record():
     assert out["mtrag.answerability_accuracy"] == 1.0
     out = record_metrics(record, {"idk": {"*": 1}, "rb_llm_rating": {"*": 3}}, {})
     assert out["mtrag.rb_llm_idk"] == 0.0 and out["mtrag.answerability_accuracy"] == 0.0
+
+
+def test_rb_agg_uses_a_stored_bert_k_prec_on_a_turn_without_contexts():
+    """follows mt-rag-benchmark scripts/evaluation/run_algorithmic.py rb_agg: "if
+    'BertKPrec' not in row['metrics']: extractiveness = 0", else (max(BertKPrec)+1)/2,
+    whether or not the turn has contexts. Files store BertKPrec [0.0] on such turns."""
+    record = mt({"mtrag.bertscore_r": 0.6, "mtrag.bert_k_prec": 0.0}, documents=0, text=TARGET)
+    out = record_metrics(record, {}, {})
+    # recall (0.6+1)/2 = 0.8, rouge 1 (prediction = target), extractiveness (0+1)/2 = 0.5:
+    # 3·0.8·1·0.5 / (0.8·1 + 0.8·0.5 + 1·0.5) = 1.2 / 1.7
+    assert out["mtrag.rouge_l"] == 1.0
+    assert out["mtrag.rb_agg"] == pytest.approx(1.2 / 1.7, abs=1e-15)
+    no_key = mt({"mtrag.bertscore_r": 0.6}, documents=0, text=TARGET)
+    assert record_metrics(no_key, {}, {})["mtrag.rb_agg"] == 0.0  # the key absent: 0
+
+
+TARGET = "the cat sat on the mat"
+
+
+def test_both_rules_reach_the_idk_values_after_an_answerability_override():
+    """follows mt-rag-benchmark scripts/evaluation/judge_wrapper.py get_idk_score: an
+    ANSWERABLE turn with idk_eval 0 keeps the raw RB_agg / RB_llm, here the stored
+    BertKPrec's RB_agg and the stored RB_llm 0 (a rating of 0), neither forced."""
+    record = parse_record(
+        {
+            "id": "u",
+            "task": "mtrag",
+            "answerability": "UNANSWERABLE",
+            "response": [["a", TARGET]],
+            "references": [TARGET],
+            "scores": {"mtrag.bertscore_r": 0.6, "mtrag.bert_k_prec": 0.0},
+        }
+    )
+    judge = {"idk": {"*": 0}, "rb_llm_rating": {"*": 0.0}}
+    out = record_metrics(record, judge, {})
+    assert out["mtrag.rb_agg_idk"] == 0.0 and out["mtrag.rb_llm_idk"] == 0.0  # unanswerable
+    reviewed = {**judge, "answerability": {"*": "ANSWERABLE"}}
+    out = record_metrics(record, reviewed, {})
+    assert out["mtrag.rb_agg_idk"] == pytest.approx(1.2 / 1.7, abs=1e-15)
+    assert out["mtrag.rb_llm_idk"] == 0.0  # RB_llm 0 stays 0 (was 0.5)

@@ -56,8 +56,10 @@ def may_refuse(record: Record, source: Path) -> set[str]:
             held = {t[len("label.") :] for t in tomllib.load(fh)["map"] if t.startswith("label.")}
         return set(CATALOGUE) - held
     family = task_family(record.task)
-    if family == "rgb":
-        return {"part_matched"}  # under a rejection (label [-1])
+    if family == "rgb":  # part bits under a rejection (label [-1]); a judge script's
+        # verdict only where that script judges (its `evaluation` names one verdict)
+        other = "not_addressed" if record.task == "rgb-counterfactual" else "identified"
+        return {"part_matched", other}
     if family == "mtrag":
         return {"rb_llm_rating"}  # more digits than rating / 10 gives back
     if family == "ragas":  # an annotation sample holds only its verdict; a row no verdict

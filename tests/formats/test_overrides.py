@@ -138,10 +138,19 @@ def test_rgb_negative_rejection_override(tmp_path: Path) -> None:
 
 def test_rgb_judge_script_evaluation_override(tmp_path: Path) -> None:
     source = RGB / "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0_chatgpt.json"
-    out = review(tmp_path, source, [("2", "rejected", "*", "true")])
+    out = review(tmp_path, source, [("2", "not_addressed", "*", "true")])
     before, after = rows(source), rows(out)
     assert changed_fields(before[2], after[2]) == {"evaluation"}
     assert "not addressed" in after[2]["evaluation"]
+    assert_same_effective(tmp_path, out)
+
+
+def test_rgb_judge_script_file_keeps_evalue_label_apart(tmp_path: Path) -> None:
+    """evalue.py's own verdict goes to its own field, the script's text untouched."""
+    source = RGB / "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0_chatgpt.json"
+    out = review(tmp_path, source, [("2", "rejected", "*", "true")])
+    before, after = rows(source), rows(out)
+    assert changed_fields(before[2], after[2]) == {"label"} and after[2]["label"] == [-1]
     assert_same_effective(tmp_path, out)
 
 
@@ -254,8 +263,9 @@ def test_ragas_annotation_human_labels_are_imported(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     assert run("import", FIXTURES / "ragas" / "edited_chain_runs.json", "--db", db).exit_code == 0
     database = open_database(db)
-    humans = [i for i in store_records.iterate(database) if i.human]
-    # two samples carry an edited verdict that differs from the judge's prompt output
-    assert len(humans) == 2
-    for item in humans:
-        assert item.human["verdict"]["*"] != item.judge["verdict"]["*"]
+    stored = list(store_records.iterate(database))
+    # every sample is accepted (is_accepted true): each is a reviewed record whose human
+    # verdict is the judge's, except two that carry an edited verdict that differs
+    assert len(stored) == 18 and all(i.status == "reviewed" and i.human for i in stored)
+    differ = [i for i in stored if i.human["verdict"]["*"] != i.judge["verdict"]["*"]]
+    assert len(differ) == 2

@@ -454,7 +454,15 @@ async def test_judge_reasoning_of_safe_facts_and_rgb_judge_output(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         reasons = " ".join(text_of(app.screen.sentences.record_reasons).split())
-        assert "judge › rejected: No, the question is not addressed by the documents." in reasons
+        assert (
+            "judge › not_addressed: No, the question is not addressed by the documents." in reasons
+        )
+        # reject_evalue.py's verdict is a verdict of its own, beside evalue.py's
+        bar = text_of(app.screen.query_one(VerdictBar))
+        assert "rejected yes" in bar and "not addressed yes" in bar, bar
+        await pilot.press("X")
+        await pilot.pause()
+        assert human(rgb) == {("0", "not_addressed", "*"): False}
 
 
 def test_every_catalogue_label_is_declared_by_exactly_one_family():

@@ -11,7 +11,7 @@ how many records carry it undefined (None). That is enough for:
   ``<name>_std``;
 * RGB's rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detection_rate``,
   ``rgb.error_correction_rate`` per evalue.py, and the judge scripts' own
-  ``rgb.reject_evalue.rejection_rate`` and ``rgb.fact_evalue.error_correction_rate``),
+  ``rgb.reject_evalue.*`` and ``rgb.fact_evalue.*`` rates, core/metrics/rgb.py),
   which are ratios of counts;
 * TRACe's RMSE against the source's stored scores and hallucination AUROC;
 
@@ -96,8 +96,19 @@ def dataset_values(totals: Mapping[str, Sums], settings: Mapping[str, Any] | Non
     if _present(totals, "rgb._rejection"):
         out["rgb.rejection_rate"] = _mean(totals, "rgb._rejection")
     if _present(totals, "rgb._reject_evalue"):
-        # reject_evalue.py: reject_rate = #"not addressed" / n, the judge's verdict alone
+        # reject_evalue.py over its records: reject_rate = #"not addressed" / n (the
+        # judge's verdict alone), all_rate = #(0 not in label and 1 in label) / n
         out["rgb.reject_evalue.rejection_rate"] = _mean(totals, "rgb._reject_evalue")
+        out["rgb.reject_evalue.accuracy"] = _mean(totals, "rgb._reject_evalue_correct")
+    if _present(totals, "rgb._fact_identified"):
+        # fact_evalue.py over its records: reject_rate = #identified / n, all_rate as
+        # above, correct_rate = correct_tt / rejecttt (0 when nothing was identified)
+        identified = _sum(totals, "rgb._fact_identified")
+        out["rgb.fact_evalue.error_detection_rate"] = _mean(totals, "rgb._fact_identified")
+        out["rgb.fact_evalue.accuracy"] = _mean(totals, "rgb._fact_correct")
+        out["rgb.fact_evalue.error_correction_rate"] = (
+            _sum(totals, "rgb._fact_corrected") / identified if identified else 0.0
+        )
     if _present(totals, "rgb._detected"):
         out["rgb.error_detection_rate"] = _mean(totals, "rgb._detected")
         detected = _sum(totals, "rgb._detected")
@@ -109,13 +120,6 @@ def dataset_values(totals: Mapping[str, Sums], settings: Mapping[str, Any] | Non
             )
         else:
             out["rgb.error_correction_rate"] = _mean(totals, "rgb._corrected")
-        # fact_evalue.py: correct_tt / rejecttt with correct_tt = identified and
-        # (0 not in label and 1 in label), i.e. rgb.error_corrected; 0 when none.
-        out["rgb.fact_evalue.error_correction_rate"] = (
-            (_sum(totals, "rgb.error_corrected") / detected if detected else 0.0)
-            if scored
-            else None
-        )
     # RAGChecker's aggregates (evaluator.py): the mean x 100 rounded to one decimal, under
     # the group it writes them in (ragchecker.overall.precision = 76.4)
     for group, names in RAGCHECKER_GROUPS.items():

@@ -5,11 +5,13 @@ first target), ``mtrag.rouge_l`` (rougeL, no stemming), ``mtrag.extractiveness``
 over passages of Extractiveness_RougeL), ``mtrag.length``. Imported from ``scores``
 (they need a DeBERTa model): ``mtrag.bertscore_p``, ``mtrag.bertscore_r`` (first
 target) and ``mtrag.bert_k_prec`` (max over passages, a null passage value taken as 0,
-as rb_agg does; the key present with null means "BertKPrec existed, all null").
+as rb_agg does; the key present with null means "BertKPrec existed, all null"; present,
+rb_agg uses it, whether or not the turn has passages).
 
 ``mtrag.rb_agg``, ``mtrag.rb_llm``, ``mtrag.rl_f`` and their IDK-conditioned forms
-follow ``rb_agg``, ``extract_rating`` and ``get_idk_underspec_score`` /
-``get_idk_score`` exactly, quirks kept (see the function docstrings). A record without
+follow ``rb_agg``, ``RB_llm`` as stored (``extract_rating`` already applied) and
+``get_idk_underspec_score`` / ``get_idk_score`` exactly, quirks kept (see the function
+docstrings). A record without
 a prediction (a task input) has no text metric: they are None, never 0.
 
 Texts: the prediction, targets and passages are taken from the MT-RAG source object
@@ -87,11 +89,15 @@ def texts(record: Record) -> tuple[str | None, list[str], list[str]]:
 
 
 def rb_llm(rating: Any) -> float:
-    """RAD-Bench rating / 10; 0.5 when it is not a number in (0, 10] (extract_rating)."""
+    """RAD-Bench rating / 10, never clamped: the rating is a number already (a stored
+    ``RB_llm`` × 10, or a reviewer's 1-10), and the scripts use the stored ``RB_llm``
+    as it is (judge_wrapper.get_idk_score reads ``metrics["RB_llm"][0]``).
+    ``extract_rating``'s "0 or below, or above 1, becomes 0.5" is a rule for the
+    judge's raw text, applied once before ``RB_llm`` was stored; only its "no rating
+    found" 0.5 is kept, for a label that is not a number."""
     if isinstance(rating, bool) or not isinstance(rating, (int, float)):
         return 0.5
-    value = rating / 10
-    return 0.5 if value <= 0 or value > 1 else value
+    return rating / 10
 
 
 def rb_agg(recall: float, rouge: float, extr: float) -> float:
@@ -146,11 +152,13 @@ def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Value
     else:
         bert_r = scores.get("mtrag.bertscore_r")
         first = (bert_r + 1) / 2 if bert_r is not None else recall
-        if "mtrag.bert_k_prec" in scores and passages:
+        if "mtrag.bert_k_prec" in scores:
+            # run_algorithmic.rb_agg uses BertKPrec whenever the key is there, also on
+            # a turn without contexts (files store [0.0] there: extractiveness 0.5)
             extr = ((scores["mtrag.bert_k_prec"] or 0.0) + 1) / 2
         else:
-            # rb_agg: no 'BertKPrec' in the metrics -> extractiveness 0 -> RB_agg 0. A
-            # turn with no contexts never gets BertKPrec (its per-passage loop is empty).
+            # rb_agg: no 'BertKPrec' in the metrics -> extractiveness 0 -> RB_agg 0 (the
+            # scripts' per-passage loop never creates it on a turn with no contexts)
             extr = 0.0
         agg = rb_agg(first or 0.0, rouge, extr)
     out["mtrag.rb_agg"] = agg

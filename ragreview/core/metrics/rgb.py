@@ -18,11 +18,19 @@ The dataset rates (``rgb.accuracy``, ``rgb.rejection_rate``, ``rgb.error_detecti
 * ``simple``: every rate over all n; rejection is just "rejected"; correction is
   correct and not merely repeating the counterfactual answer.
 
-Whatever the variant, the judge scripts' own definitions are reported beside
-evalue.py's, named after the script: ``rgb.reject_evalue.rejection_rate`` (the share of
-negative records judged rejected, without evalue.py's "or correct") and
-``rgb.fact_evalue.error_correction_rate`` (detected and ``0 not in label and 1 in
-label``, over the detected records: a rejection is not a correction).
+Whatever the variant, the LLM-judge scripts' own rates are reported beside evalue.py's,
+named after the script, over the records that carry the script's verdict (its
+``evaluation``, the ``not_addressed`` / ``identified`` labels), each computed as the
+script computes it: its verdict from ``evaluation``, ``label`` from evalue.py's
+``label``. evalue.py's rates never read the scripts' verdicts, nor the other way round.
+
+* reject_evalue.py: ``rgb.reject_evalue.rejection_rate`` (``reject_rate`` =
+  #"not addressed" / n) and ``rgb.reject_evalue.accuracy`` (``all_rate`` =
+  #(0 not in label and 1 in label) / n);
+* fact_evalue.py: ``rgb.fact_evalue.error_detection_rate`` (``reject_rate`` =
+  #identified / n), ``rgb.fact_evalue.accuracy`` (``all_rate``) and
+  ``rgb.fact_evalue.error_correction_rate`` (``correct_rate`` = #(identified and
+  0 not in label and 1 in label) / #identified, 0 when none).
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from ..labels import Layer
 from ..record import Record
 from .common import Values, flag, has_any, setting
 
-LABELS = ("rejected", "part_matched", "error_detected")
+LABELS = ("rejected", "part_matched", "error_detected", "not_addressed", "identified")
 
 # -- metrics -------------------------------------------------------------------------
 
@@ -90,7 +98,6 @@ def values(s: Mapping[str, Any], variant: str) -> Values:
     out: Values = {"rgb.rejected": s["rgb.rejected"], "rgb.correct": s["rgb.correct"]}
     if s["rgb.negative"]:
         out["rgb._rejection"] = s[f"rgb.rejection_{variant}"]
-        out["rgb._reject_evalue"] = s["rgb.rejected"]
     else:
         out["rgb._accuracy"] = s["rgb.correct"]
     if s["rgb.counterfactual"]:
@@ -110,4 +117,22 @@ def metrics(
     s = stats(record, labels)
     if into is not None:
         into.update(s)
-    return values(s, variant)
+    return {**values(s, variant), **script_values(labels, s["rgb.correct"])}
+
+
+def script_values(labels: Layer, correct: float | None) -> Values:
+    """The components of reject_evalue.py's and fact_evalue.py's rates on a record
+    that carries the script's verdict (no variant decides them: not in ``stats``).
+    ``correct`` is evalue.py's "0 not in label and 1 in label", which both scripts'
+    ``all_rate`` and fact_evalue.py's ``correct_tt`` read from ``label``."""
+    out: Values = {}
+    not_addressed = (labels.get("not_addressed") or {}).get("*")
+    if not_addressed is not None:
+        out["rgb._reject_evalue"] = flag(not_addressed)
+        out["rgb._reject_evalue_correct"] = correct
+    identified = (labels.get("identified") or {}).get("*")
+    if identified is not None:
+        out["rgb._fact_identified"] = flag(identified)
+        out["rgb._fact_correct"] = correct
+        out["rgb._fact_corrected"] = None if correct is None else flag(identified) * correct
+    return out

@@ -6,10 +6,12 @@ entries included (``"0a"`` twice, ``"0a"`` + ``"0a."``, keys that name no senten
 our labels are a set of valid keys, so the RAGBench importer keeps the raw list lengths
 as ``scores["ragbench.relevant_listed"]`` / ``["ragbench.utilized_listed"]``. The
 entries beyond the judge's distinct keys (listed − |R_judge|) still count, as in
-RAGBench; a reviewer's additions and removals move |R| from there. That needs the judge
-layer, passed as ``judge`` (also when ``labels`` is the judge layer itself); without it
-only the labelled keys count, which is the clean value and never pins a reviewed layer
-to the judge's raw count.
+RAGBench; a reviewer's additions and removals move |R| from there. That needs the
+imported judge layer, passed as ``judge`` (also when ``labels`` is that layer itself);
+without it only the labelled keys count, which is the clean value and never pins a
+reviewed layer to the judge's raw count. The lengths describe the imported labels
+only: where another judge run gave the record's TRACe labels, callers pass no ``judge``
+(``store.metric_rows.trace_from_runs``).
 
 ``length`` is the paper's definition (weights are sentence lengths in characters);
 ``capped20`` the "GPT labeling" dashboard description.

@@ -13,6 +13,8 @@ SHORT = {
     "verdict": "verdict",
     "rejected": "rejected",
     "error_detected": "error",
+    "not_addressed": "not addressed",  # reject_evalue.py's LLM verdict
+    "identified": "identified",  # fact_evalue.py's LLM verdict
     "idk": "idk",
     "underspecified": "underspec",
     "answerability": "answer",
