@@ -36,6 +36,7 @@ from ..core.metrics.deepeval import metric_value
 from ..core.record import ImportItem, Unchanged
 from .base import ExportRecord
 from .common import Draft, changed, document_drafts, finish, finite, keyed_response, kind, reread
+from .json_limits import finite_only, has_not_utf8
 from .jsonio import load_document, read_text
 from .locator import Locator
 
@@ -59,8 +60,13 @@ def _run(doc: Any) -> tuple[dict[str, Any], str]:
 
 
 def document(path: Path, text: str | None = None) -> str:
-    """The file's text as read: written back with only the reviewed values changed."""
-    return read_text(path) if text is None else text
+    """The file's text as read: written back with only the reviewed values changed. A
+    file holding bytes that are not UTF-8 (their test cases were refused) is kept as
+    parsed, those strings null, as SAFE's is: such text cannot be stored."""
+    text = read_text(path) if text is None else text
+    if not has_not_utf8(text):
+        return text
+    return json.dumps(finite_only(load_document(path, text)), ensure_ascii=False)
 
 
 def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:

@@ -38,7 +38,7 @@ from .common import (
     reread,
     unexpected,
 )
-from .json_limits import non_finite
+from .json_limits import has_not_utf8, non_finite, not_utf8
 from .jsonio import load_document, read_text
 from .locator import Locator
 
@@ -111,18 +111,26 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
     except InputError as err:
         return iter([err])
     locator = Locator(text)
-    return finish(path, _drafts(path, doc["results"], locator), locator=locator)
+    drafts = _drafts(path, doc["results"], locator, has_not_utf8(text))
+    return finish(path, drafts, locator=locator)
 
 
-def _drafts(path: Path, results: list[Any], locator: Locator) -> Iterator[Draft | InputError]:
+def _drafts(
+    path: Path, results: list[Any], locator: Locator, bytes_not_utf8: bool = False
+) -> Iterator[Draft | InputError]:
     """A draft per result, or its error at its line. RAGChecker writes NaN where a
     metric is the mean of nothing (``claim_recall`` without chunks): in ``metrics``
-    that is an undefined score, kept as NaN in the source; elsewhere NaN is an error."""
+    that is an undefined score, kept as NaN in the source; elsewhere NaN is an error.
+    ``bytes_not_utf8``: the file holds such bytes, each its result's error (named as
+    the file names the field, before any check of the value)."""
     for number, result in enumerate(results, start=1):
         where = f"results[{number - 1}]"
         try:
             if not isinstance(result, dict):
                 raise RecordError("", f"expected an object, got {kind(result)}")
+            found = not_utf8(result) if bytes_not_utf8 else None
+            if found is not None:
+                raise RecordError(found[0], found[1])
             found = non_finite({k: v for k, v in result.items() if k != "metrics"})
             if found is not None:
                 raise RecordError(found[0], found[1])

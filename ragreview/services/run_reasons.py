@@ -12,14 +12,14 @@ still in the cache.
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from ..core import families as fam
 from ..core.record import Record
 from ..store import judge_store
-from .judge.tasks import default_template, extract_json, render, task_for
+
+if TYPE_CHECKING:  # (sqlite_utils imports click: the review model must load without it)
+    import sqlite_utils
 
 
 def reasons(
@@ -61,6 +61,10 @@ def _family(label: str) -> str | None:
 
 def _reply(db: sqlite_utils.Database, run_id: str, record: Record) -> dict[str, Any] | None:
     """The run's reply on the record, from the cache (None when it is not there)."""
+    # (here, not at the top: the judge package loads its client, and the review model
+    # must load without click or asyncio)
+    from .judge.tasks import default_template, extract_json, render, task_for
+
     run = judge_store.get_run(db, run_id)
     if run is None or run.get("mode") == "import":
         return None
