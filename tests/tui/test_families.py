@@ -460,7 +460,7 @@ async def test_judge_reasoning_of_safe_facts_and_rgb_judge_output(tmp_path):
         # reject_evalue.py's verdict is a verdict of its own, beside evalue.py's
         bar = text_of(app.screen.query_one(VerdictBar))
         assert "rejected yes" in bar and "not addressed yes" in bar, bar
-        await pilot.press("X")
+        await pilot.press("W")
         await pilot.pause()
         assert human(rgb) == {("0", "not_addressed", "*"): False}
 
