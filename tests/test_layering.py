@@ -177,6 +177,8 @@ def test_lazy_modules_load_nothing_heavy(module: str) -> None:
 CORE_THIRD_PARTY = {
     "ragreview.core.agreement": {"numpy"},
     "ragreview.core.metrics.rouge": {"rapidfuzz"},
+    # the review queue's weights, threshold and keys at 300,000 records (issue 27)
+    "ragreview.core.sampling": {"numpy"},
 }
 
 
