@@ -71,7 +71,7 @@ def import_cpu(data: Path, db: Path) -> float:
 
 
 def main() -> None:
-    args, folder = setup(__doc__.splitlines()[0])
+    args, folder = setup(__doc__.splitlines()[0], records=2_000)
     t = time.perf_counter()
     mtrag = json_styles.write_all(folder, "mtrag", lambda: mtrag_rows(args.records))
     ragbench = json_styles.write_all(folder, "ragbench", lambda: ragbench_rows(args.records))

@@ -14,7 +14,6 @@ import click
 
 from ..core.errors import InputError, RagreviewError
 from ..core.safe_text import printable
-from ..formats.jsonio import check_regular
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -50,6 +49,9 @@ class Target:
 def resolve(path: str, db: str | None = None, dataset: str | None = None) -> Target:
     p = Path(path)
     if p.exists() and not p.is_file():  # refused before anything opens it: a FIFO would
+        # (imported here: ragreview.formats loads every adapter, start-up of each command)
+        from ..formats.jsonio import check_regular
+
         try:  # block the open itself until something writes to it
             check_regular(p)
         except InputError as err:

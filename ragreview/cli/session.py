@@ -5,21 +5,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import sqlite_utils
 
-from .. import formats
 from ..core.errors import InputError
 from ..core.record import ImportItem
 from ..core.safe_text import printable
-from ..services import importing
 from ..store import open_database
 from ..store import records as store_records
-from ..store.db import building
-from ..store.importer import Prepared
 from ..store.records import ImportSummary
 from .common import Target, file_progress, resolve
+
+# The format adapters and the import pipeline are imported where a file is imported:
+# a command on an imported DB (`label`, `mark`) never needs them (start-up, issue 27).
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from ..store.importer import Prepared
 
 
 @dataclass
@@ -33,6 +36,8 @@ def check_file(
     path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
 ) -> list[InputError]:
     """``importing.invalid_records`` with a progress bar."""
+    from ..services import importing
+
     with file_progress("checking", path, records=False) as (on_bytes, _):
         return importing.invalid_records(path, fmt, mapping, on_bytes)
 
@@ -47,6 +52,8 @@ def store_stream(
 ) -> tuple[ImportSummary, list[InputError]]:
     """``importing.store`` with progress bars; its warnings are shown once the bars are
     gone."""
+    from ..services import importing
+
     with file_progress("reading", path) as (on_bytes, on_records):
         summary, errors = importing.store(
             db, path, dataset, fmt, stream, mapping, on_bytes=on_bytes, on_records=on_records
@@ -63,6 +70,9 @@ def import_target(
 ) -> tuple[sqlite_utils.Database, ImportSummary, list[InputError]]:
     """Import the target's input file, as opened by ``formats.read``, into its DB,
     creating the DB if needed. Returns the open DB too."""
+    from .. import formats
+    from ..store.db import building
+
     assert target.input_path is not None and target.dataset is not None
     path, dataset = target.input_path, target.dataset
     fmt, stream = read
@@ -119,6 +129,8 @@ def _open(
                 return Opened(database, target.dataset, target)
             database.conn.close()
         # read first: an unreadable file leaves no empty DB behind
+        from .. import formats
+
         database, summary, errors = import_target(
             target, formats.read(target.input_path, None, mapping), mapping
         )
