@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ..core import queue_signals, sampling
@@ -52,7 +53,7 @@ class Draw:
 
 def _rowids(db: sqlite_utils.Database, dataset: str) -> list[int]:
     sql = "SELECT rowid FROM records WHERE dataset = ? ORDER BY position, rowid"
-    return [r for (r,) in db.conn.execute(sql, (dataset,))]
+    return list(chain.from_iterable(db.conn.execute(sql, (dataset,)).fetchall()))
 
 
 # Public metric names only: "._" marks the internal sums (store.metric_rows).
