@@ -20,7 +20,6 @@ compile on first use.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import re
 import sys
@@ -31,7 +30,7 @@ from typing import Any
 _HIDDEN = ("pandas", "numpy")
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:  # a meta path finder (not importlib.abc's: importing it costs start-up)
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> Any:
