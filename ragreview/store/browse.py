@@ -136,8 +136,10 @@ def latest_sample(db: sqlite_utils.Database, dataset: str) -> int | None:
     return None if row is None else row[0]
 
 
-def rowids(db: sqlite_utils.Database, dataset: str, flt: ListFilter) -> array:
-    """Rowids of the records passing ``flt``, in list order."""
+def rowids(
+    db: sqlite_utils.Database, dataset: str, flt: ListFilter, limit: int | None = None
+) -> array:
+    """Rowids of the records passing ``flt``, in list order (the first ``limit``)."""
     where, params = _where(dataset, flt)
     order = "r.position, r.rowid"
     order_params: list[Any] = []
@@ -149,11 +151,12 @@ def rowids(db: sqlite_utils.Database, dataset: str, flt: ListFilter) -> array:
         order_params.append(dataset)
     if flt.sort == "delta":
         order = f"{DELTA} DESC NULLS LAST, {order}"
-    sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY {order}"
+    tail = "" if limit is None else f" LIMIT {int(limit)}"
+    sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY {order}{tail}"
     try:
         cursor = db.conn.execute(sql, [*params, *order_params])
     except sqlite3.OperationalError:  # no stored metrics yet: fall back to file order
-        sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY r.position, r.rowid"
+        sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY r.position, r.rowid{tail}"
         cursor = db.conn.execute(sql, params)
     out = array("q")
     while batch := cursor.fetchmany(10_000):
