@@ -141,13 +141,16 @@ def poisson_draw(
     w = np.asarray(weights, dtype=float)
     tau = threshold(w, n)
     positive = np.flatnonzero(w > 0)
-    rng = random.Random(seed)
-    # rng.expovariate(1.0) for each record of positive weight, in order, taken apart:
-    # it is -log(1.0 - rng.random()) / 1.0, and each step here is the same IEEE
-    # operation (math.log itself, not numpy's), without a Python call per record
-    uniforms = np.fromiter(
-        (rng.random() for _ in range(len(positive))), dtype=float, count=len(positive)
-    )
+    # random.Random(seed).expovariate(1.0) for each record of positive weight, in order,
+    # taken apart: it is -log(1.0 - random()) / 1.0. The uniforms come from numpy's
+    # Mersenne Twister started in Python's state: both make a double from two 32-bit
+    # outputs the same way (genrand_res53), so they are the same numbers without a
+    # Python call per record; then each step is the same IEEE operation (math.log
+    # itself, not numpy's). tests/store/test_queue_draws_unchanged.py checks the keys.
+    state = random.Random(seed).getstate()[1]
+    twister = np.random.RandomState()
+    twister.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624]))
+    uniforms = twister.random_sample(len(positive))
     exponentials = -np.array(list(map(math.log, (1.0 - uniforms).tolist())), dtype=float)
     keys = np.full(len(w), math.inf)
     keys[positive] = exponentials / w[positive]
