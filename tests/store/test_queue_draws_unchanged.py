@@ -173,3 +173,20 @@ def test_large_uniform_draw_stops_at_the_noise_with_the_same_records(seed: int) 
     assert [i for i, _, _ in new] == [i for i, _, _ in old]
     assert [k for _, k, _ in new] == [k for _, k, _ in old]  # the keys: the same Exp draws
     assert [p for _, _, p in new] == pytest.approx([p for _, _, p in old], rel=1e-11)
+
+
+def test_impact_in_sql_is_the_core_definition(generated) -> None:
+    from ragreview.core import queue_signals
+
+    db = open_database(generated)
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position, rowid")]
+    values: dict[int, dict[str, float | None]] = {r: {} for r in rowids}
+    for record, name, value in db.conn.execute(
+        "SELECT record, name, value FROM record_metrics WHERE layer = 'judge'"
+    ):
+        if "._" not in name:
+            values[record][name] = value
+    sizes = dict(db.conn.execute("SELECT record, count(*) FROM judge_labels GROUP BY record"))
+    expected = queue_signals.impact([values[r] for r in rowids], [sizes.get(r, 0) for r in rowids])
+    assert review_draws.scores(db, "gen", "impact", rowids) == pytest.approx(expected)
+    assert len(set(expected)) > 10  # sizes differ: the scores do
