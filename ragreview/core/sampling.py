@@ -149,7 +149,7 @@ def poisson_draw(
     # itself, not numpy's). tests/store/test_queue_draws_unchanged.py checks the keys.
     state = random.Random(seed).getstate()[1]
     twister = np.random.RandomState()
-    twister.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624]))
+    twister.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624], 0, 0.0))
     uniforms = twister.random_sample(len(positive))
     exponentials = -np.array(list(map(math.log, (1.0 - uniforms).tolist())), dtype=float)
     keys = np.full(len(w), math.inf)
