@@ -120,7 +120,13 @@ class RecordList(ScrollView, can_focus=False):
     def show(self, rowid: int) -> None:
         """Mark ``rowid`` as the open record and scroll it into view."""
         self.current = rowid
-        index = self.index_of(rowid)
+        if self._index is None:  # one scan in C, not the whole index (built on navigation)
+            try:
+                index: int | None = self.ids.index(rowid)
+            except ValueError:
+                index = None
+        else:
+            index = self.index_of(rowid)
         if index is not None:
             height = max(1, self.scrollable_content_region.height)
             top = self.scroll_offset.y
