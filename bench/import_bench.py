@@ -178,10 +178,12 @@ def ragreview(*args: str | Path) -> None:
     )
 
 
-def setup(description: str, one_core: bool = False) -> tuple[argparse.Namespace, Path]:
+def setup(
+    description: str, one_core: bool = False, records: int = 100_000
+) -> tuple[argparse.Namespace, Path]:
     """The bench scripts' options, and the folder their files go in."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--records", type=int, default=records, help="up to 300,000")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each (median)")
     parser.add_argument("--keep", type=Path, help="keep the generated file and DBs here")
     if one_core:

@@ -1,4 +1,5 @@
-"""Benchmark of ``ragreview open`` on a generated 100,000-record RAGBench-style DB.
+"""Benchmark of ``ragreview open`` on a generated RAGBench-style DB (``--records``, default
+100,000, up to 300,000; built straight into the store, so no JSON style is involved).
 
 Measures (docs/architecture.md): time to the first rendered review screen, keypress → committed
 label and updated metrics (median / p99), and peak RSS with the DB open. Each figure
@@ -244,7 +245,7 @@ def run_child(*args: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--records", type=int, default=100_000, help="up to 300,000")
     parser.add_argument("--db", type=Path, default=None)
     parser.add_argument("--presses", type=int, default=300)
     parser.add_argument("--child", nargs="+")
@@ -280,8 +281,12 @@ def main() -> None:
         )
     # warm the OS cache once so both timings read the file from memory
     run_child("first", str(db_path))
-    bare = min((run_child("first", str(db_path), "bare") for _ in range(3)), key=_first)
-    app = min((run_child("first", str(db_path)) for _ in range(3)), key=_first)
+    # three of each, interleaved (the machine is shared): the medians, and each run's ratio
+    firsts = [(run_child("first", str(db_path), "bare"), run_child("first", str(db_path)))
+              for _ in range(3)]  # fmt: skip
+    bare = sorted((b for b, _ in firsts), key=_first)[1]
+    app = sorted((a for _, a in firsts), key=_first)[1]
+    per_run = ", ".join(f"{_first(a) / _first(b):.2f}" for b, a in firsts)
     # The machine is shared: a few stalled fsyncs can move one run's p99, so report the
     # run with the median p99 of three, and the worst.
     runs = sorted(
@@ -296,7 +301,8 @@ def main() -> None:
         f"first screen: {app['first_screen_s']:.3f} s from process start "
         f"(imports {app['imports_s']:.3f} s, open+mount+draw {app['after_imports_s']:.3f} s); "
         f"bare Textual app {bare['first_screen_s']:.3f} s; "
-        f"ratio {app['first_screen_s'] / bare['first_screen_s']:.2f}x   target <= 1 s"
+        f"ratio {app['first_screen_s'] / bare['first_screen_s']:.2f}x   target <= 1 s, <= 2x "
+        f"(medians of 3; per-run ratios {per_run})"
     )
     print(
         f"key sent → label committed + metrics panel updated: median "

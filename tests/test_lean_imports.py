@@ -31,3 +31,38 @@ def test_pandas_still_imports_afterwards_for_the_python_api() -> None:
 def test_a_program_that_imported_pandas_first_keeps_it() -> None:
     code = "import pandas, ragreview, sqlite_utils.db as d\nprint(d.pd is pandas)"
     assert _run(code) == "True"
+
+
+def test_one_command_loads_only_its_own_modules() -> None:
+    # start-up of `ragreview label` (issue 27): the command's module and what it uses;
+    # not the TUI, the judge, the format adapters, the import pipeline, nor the
+    # conversion recipes of sqlite-utils (dateutil) or its plugin entry points
+    code = (
+        "import sys\n"
+        "from ragreview.cli import cli\n"
+        "cli.get_command(None, 'label')\n"
+        "import sqlite_utils.db\n"
+        "heavy = ['textual', 'openai', 'ragreview.formats', 'ragreview.services',\n"
+        "         'ragreview.tui', 'ragreview.api', 'dateutil', 'importlib.metadata']\n"
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    assert _run(code) == "[]"
+
+
+def test_the_lazy_parts_of_sqlite_utils_still_work() -> None:
+    code = (
+        "import ragreview, sqlite_utils.db as d\n"
+        "from sqlite_utils.utils import recipes\n"
+        "m = d._virtual_table_using_re.match('CREATE VIRTUAL TABLE t USING fts5(a)')\n"
+        "print(m.group('using'), recipes.parsedate('2020-01-02'))"
+    )
+    assert _run(code) == "fts5 2020-01-02"
+
+
+def test_every_command_is_listed_and_loads() -> None:
+    code = (
+        "from ragreview.cli import cli, COMMAND_MODULES\n"
+        "names = cli.list_commands(None)\n"
+        "print(all(cli.get_command(None, n).name == n for n in names), len(names))"
+    )
+    assert _run(code) == "True 19"

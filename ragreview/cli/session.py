@@ -4,16 +4,19 @@ open use case (``services.opening``) with the CLI's progress bars and messages."
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import sqlite_utils
 
 from ..core.errors import InputError
 from ..core.safe_text import printable
-from ..services import importing, opening
+from ..services import opening
 from ..services.opening import Opened, Target
 from ..store.records import ImportSummary
 from .common import file_progress, resolve, user_errors
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 __all__ = ["Opened", "check_file", "import_target", "open_target", "report_errors"]
 
@@ -22,6 +25,8 @@ def check_file(
     path: Path, fmt: str | None = None, mapping: dict[str, str] | None = None
 ) -> list[InputError]:
     """``importing.invalid_records`` with a progress bar."""
+    from ..services import importing
+
     with file_progress("checking", path, records=False) as (on_bytes, _):
         return importing.invalid_records(path, fmt, mapping, on_bytes)
 

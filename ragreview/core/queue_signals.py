@@ -11,23 +11,32 @@ from typing import Any
 Values = Mapping[str, float | None]
 
 
-def impact(records: Sequence[Values]) -> list[float]:
-    """How far the record's labels could move a dataset mean: per metric whose values
-    all lie in [0, 1], the furthest the record's value can go (max(v, 1 − v)) divided
-    by the number of records the mean runs over; the record's score is its largest.
-    Counts and lengths (values outside [0, 1]) are left out: they have no bound."""
-    defined: dict[str, int] = {}
+def impact(records: Sequence[Values], sizes: Sequence[int]) -> list[float]:
+    """How far flipping the record's labels could move the dataset headline.
+
+    The headline of a metric is read as its mean over the labelled items of the records
+    it is defined on, each record weighing as many items as it has judge labels
+    (``sizes``, at least 1): a record with 40 facts carries 20 times the headline of one
+    with 2. Flipping the record's labels can take its value v anywhere in [0, 1], so per
+    metric whose values all lie in [0, 1] it can move the headline by
+    size · max(v, 1 − v) / Σ sizes; the record's score is its largest over its metrics.
+    Counts and lengths (values outside [0, 1]) are left out: they have no bound.
+    (Before issue 27 the size was left out, every record weighing 1: on a dataset of one
+    family the scores then varied by at most 2x and the draw was nearly ``random``.)
+
+    ``store.review_draws`` computes the same in SQL; this is its definition."""
+    total: dict[str, int] = {}
     bounded: dict[str, bool] = {}
-    for values in records:
+    for values, size in zip(records, sizes, strict=True):
         for name, v in values.items():
             if v is None:
                 continue
-            defined[name] = defined.get(name, 0) + 1
+            total[name] = total.get(name, 0) + max(1, size)
             bounded[name] = bounded.get(name, True) and 0.0 <= v <= 1.0
     out = []
-    for values in records:
+    for values, size in zip(records, sizes, strict=True):
         moves = [
-            max(v, 1.0 - v) / defined[name]
+            max(1, size) * max(v, 1.0 - v) / total[name]
             for name, v in values.items()
             if v is not None and bounded[name]
         ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Hashable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 K = TypeVar("K")
 
@@ -56,17 +56,29 @@ def draw(units: Sequence[tuple[K, Hashable]], n: int, seed: int) -> list[K]:
 
 UNIFORM_SHARE = 0.2  # of each record's weight spread evenly, so every record can be drawn
 
+# The weights, threshold and keys of a queue are computed with numpy (imported inside
+# the functions: importing core loads no third-party module): `queue --n 200` at 300,000
+# records spent 15-18 s in per-record Python loops (issue 27). Every per-record value is
+# the same IEEE operation as the loop's, in the same order, and the keys come from the
+# same `random.Random(seed)` calls, so a seed draws the same records as before.
+
 
 def mixed_weights(scores: Sequence[float], uniform_share: float = UNIFORM_SHARE) -> list[float]:
     """Weights summing to 1: ``uniform_share`` spread evenly, the rest in proportion to
     the (non-negative) scores. All scores 0 (or a share of 1): uniform weights."""
+    return mixed_weight_array(scores, uniform_share).tolist()
+
+
+def mixed_weight_array(scores: Sequence[float], uniform_share: float = UNIFORM_SHARE) -> Any:
+    """``mixed_weights`` as a numpy array."""
+    import numpy as np
+
     n = len(scores)
-    if n == 0:
-        return []
-    total = sum(scores)
-    if total <= 0 or uniform_share >= 1:
-        return [1.0 / n] * n
-    return [(1 - uniform_share) * s / total + uniform_share / n for s in scores]
+    total = sum(scores)  # Python's sum, as before: the weights stay bit for bit the same
+    if n == 0 or total <= 0 or uniform_share >= 1:
+        return np.full(n, 1.0 / n if n else 0.0)
+    s = np.asarray(scores, dtype=float)
+    return (1 - uniform_share) * s / total + uniform_share / n
 
 
 def inclusion(weight: float, threshold: float) -> float:
@@ -77,42 +89,71 @@ def inclusion(weight: float, threshold: float) -> float:
     return -math.expm1(-threshold * weight)
 
 
-def threshold(weights: Sequence[float], n: int) -> float:
+def threshold(weights: Sequence[float] | Any, n: int) -> float:
     """The key threshold τ at which the inclusion probabilities sum to ``n``
     (Σ 1 − exp(−τ w_i) = n; infinite when ``n`` is every record)."""
-    if not 0 < n <= len(weights):
-        raise ValueError(f"cannot draw {n} of {len(weights)}")
-    if n == len(weights):
+    import numpy as np
+
+    w = np.asarray(weights, dtype=float)
+    if not 0 < n <= len(w):
+        raise ValueError(f"cannot draw {n} of {len(w)}")
+    if n == len(w):
         return math.inf
     # f(τ) = Σ π_i is increasing and concave, and f(n) ≤ n (Σw = 1): Newton's method
     # from τ = n climbs monotonically to the root.
-    tau = float(n)
+    tau, previous = float(n), math.inf
     for _ in range(200):
-        f = sum(-math.expm1(-tau * w) for w in weights) - n
-        slope = sum(w * math.exp(-tau * w) for w in weights)
+        # cumsum adds left to right like Python's sum() did (numpy's sum is pairwise):
+        # the same iterations give τ bit for bit as before, and with it every π
+        f = float(np.cumsum(-np.expm1(-tau * w))[-1]) - n
+        slope = float(np.cumsum(w * np.exp(-tau * w))[-1])
         if slope <= 0:
             break
         step = -f / slope
         tau += step
         if abs(step) <= 1e-13 * tau:
             break
+        # Converged to the sums' rounding noise: Newton's steps stop shrinking. On large
+        # uniform draws (300,000 records) that happens above 1e-13 and the code before
+        # issue 27 went on for all 200 iterations (most of `queue`'s 15 s), moving τ
+        # only within that noise (~1e-12 relative): the same records are drawn.
+        if abs(step) <= 1e-9 * tau and abs(step) * 2 > previous:
+            break
+        previous = abs(step)
     return tau
 
 
 def poisson_draw(
-    weights: Sequence[float], n: int, seed: int
+    weights: Sequence[float] | Any, n: int, seed: int
 ) -> tuple[float, list[tuple[int, float, float]]]:
     """A Poisson sample of expected size ``n``: ``(τ, [(index, key, π), …])`` in draw order.
 
-    Each record gets a key ``E_i / w_i`` (E_i ~ Exp(1) from ``random.Random(seed)``) and
-    is drawn when its key is below τ, independently of the others, so its inclusion
-    probability is exactly π_i = 1 − exp(−τ w_i) and Σπ_i = n. Ordering the drawn records
-    by key is successive sampling proportional to weight (the likeliest first), and the
-    first k of them are the records with the k smallest keys: a sample of the same kind
-    at a lower threshold, which is what a partly reviewed queue is.
+    Each record gets a key ``E_i / w_i`` (E_i ~ Exp(1) from ``random.Random(seed)``, one
+    draw per record of positive weight, in record order) and is drawn when its key is
+    below τ, independently of the others, so its inclusion probability is exactly
+    π_i = 1 − exp(−τ w_i) and Σπ_i = n. Ordering the drawn records by key (then index) is
+    successive sampling proportional to weight (the likeliest first), and the first k of
+    them are the records with the k smallest keys: a sample of the same kind at a lower
+    threshold, which is what a partly reviewed queue is.
     """
-    tau = threshold(weights, n)
-    rng = random.Random(seed)
-    keys = [rng.expovariate(1.0) / w if w > 0 else math.inf for w in weights]
-    drawn = sorted((k, i) for i, k in enumerate(keys) if k < tau)
-    return tau, [(i, k, inclusion(weights[i], tau)) for k, i in drawn]
+    import numpy as np
+
+    w = np.asarray(weights, dtype=float)
+    tau = threshold(w, n)
+    positive = np.flatnonzero(w > 0)
+    # random.Random(seed).expovariate(1.0) for each record of positive weight, in order,
+    # taken apart: it is -log(1.0 - random()) / 1.0. The uniforms come from numpy's
+    # Mersenne Twister started in Python's state: both make a double from two 32-bit
+    # outputs the same way (genrand_res53), so they are the same numbers without a
+    # Python call per record; then each step is the same IEEE operation (math.log
+    # itself, not numpy's). tests/store/test_queue_draws_unchanged.py checks the keys.
+    state = random.Random(seed).getstate()[1]
+    twister = np.random.RandomState()
+    twister.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624], 0, 0.0))
+    uniforms = twister.random_sample(len(positive))
+    exponentials = -np.array(list(map(math.log, (1.0 - uniforms).tolist())), dtype=float)
+    keys = np.full(len(w), math.inf)
+    keys[positive] = exponentials / w[positive]
+    below = np.flatnonzero(keys < tau)
+    order = below[np.argsort(keys[below], kind="stable")]
+    return tau, [(int(i), float(keys[i]), inclusion(float(w[i]), tau)) for i in order.tolist()]

@@ -11,14 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import formats
 from ..core.errors import InputError, RagreviewError
-from ..formats.jsonio import check_regular
 from ..store import open_database
 from ..store import records as store_records
-from ..store.db import building
 from ..store.records import ImportSummary
-from . import importing
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -59,6 +55,8 @@ def resolve(path: str | Path, db: str | Path | None = None, dataset: str | None 
     it (or ``db``). Opens nothing."""
     p = Path(path)
     if p.exists() and not p.is_file():  # refused before anything opens it: a FIFO would
+        from ..formats.jsonio import check_regular
+
         check_regular(p)  # block the open itself until something writes to it
     if is_database(p):
         if not p.exists():
@@ -98,6 +96,12 @@ def import_file(
     The file is opened before the DB is created, and under ``strict`` every record is
     checked first (``checking``: the CLI's check with a progress bar): a file that cannot
     be read, or any bad record under ``strict``, leaves nothing behind."""
+    # (here: the adapters and the import pipeline load only where a file is imported, so
+    # a command on an imported DB starts without them)
+    from .. import formats
+    from ..store.db import building
+    from . import importing
+
     assert target.input_path is not None and target.dataset is not None
     path, dataset = target.input_path, target.dataset
     if strict:
@@ -123,10 +127,10 @@ class StrictRefusal(RagreviewError):
     """``strict``: some records are invalid, nothing was imported."""
 
     def __init__(self, errors: list[InputError]) -> None:
+        from .importing import invalid_count
+
         self.errors = errors
-        super().__init__(
-            f"{importing.invalid_count(len(errors))}, nothing imported; first: {errors[0]}"
-        )
+        super().__init__(f"{invalid_count(len(errors))}, nothing imported; first: {errors[0]}")
 
 
 def _store(
@@ -139,6 +143,8 @@ def _store(
     parallel: bool,
     reading: Reading,
 ) -> tuple[ImportSummary, list[InputError]]:
+    from . import importing
+
     with reading(path) as (on_bytes, on_records):
         return importing.store(
             db,

@@ -10,6 +10,7 @@ import sqlite3
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE
@@ -136,8 +137,10 @@ def latest_sample(db: sqlite_utils.Database, dataset: str) -> int | None:
     return None if row is None else row[0]
 
 
-def rowids(db: sqlite_utils.Database, dataset: str, flt: ListFilter) -> array:
-    """Rowids of the records passing ``flt``, in list order."""
+def rowids(
+    db: sqlite_utils.Database, dataset: str, flt: ListFilter, limit: int | None = None
+) -> array:
+    """Rowids of the records passing ``flt``, in list order (the first ``limit``)."""
     where, params = _where(dataset, flt)
     order = "r.position, r.rowid"
     order_params: list[Any] = []
@@ -149,15 +152,16 @@ def rowids(db: sqlite_utils.Database, dataset: str, flt: ListFilter) -> array:
         order_params.append(dataset)
     if flt.sort == "delta":
         order = f"{DELTA} DESC NULLS LAST, {order}"
-    sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY {order}"
+    tail = "" if limit is None else f" LIMIT {int(limit)}"
+    sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY {order}{tail}"
     try:
         cursor = db.conn.execute(sql, [*params, *order_params])
     except sqlite3.OperationalError:  # no stored metrics yet: fall back to file order
-        sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY r.position, r.rowid"
+        sql = f"SELECT r.rowid FROM records r WHERE {where} ORDER BY r.position, r.rowid{tail}"
         cursor = db.conn.execute(sql, params)
     out = array("q")
     while batch := cursor.fetchmany(10_000):
-        out.extend(r for (r,) in batch)
+        out.extend(chain.from_iterable(batch))  # (no Python step per row: 300,000 rows)
     return out
 
 
@@ -219,9 +223,17 @@ def reviewed_count(db: sqlite_utils.Database, dataset: str) -> int:
 
 
 def total_count(db: sqlite_utils.Database, dataset: str) -> int:
-    return db.conn.execute("SELECT count(*) FROM records WHERE dataset = ?", (dataset,)).fetchone()[
-        0
-    ]
+    """The dataset's record count: the running sums keep it (one look-up, where a count
+    walks the whole dataset's index before the first screen); counted without them."""
+    row = db.conn.execute(
+        "SELECT n FROM metric_totals WHERE dataset = ? AND layer = 'judge' "
+        "AND name = 'record._count'",
+        (dataset,),
+    ).fetchone()
+    if row is not None:
+        return int(row[0])
+    sql = "SELECT count(*) FROM records WHERE dataset = ?"
+    return int(db.conn.execute(sql, (dataset,)).fetchone()[0])
 
 
 def database_path(db: sqlite_utils.Database) -> str:

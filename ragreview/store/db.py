@@ -72,21 +72,25 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
     works on a read-only mount, and cannot change the file). A file that still needs a
     migration, or the recomputation of a dataset's sums, is opened for writing instead,
     since reading it needs the upgrade.
-    A file SQLite cannot use, or that is not ours, raises ``DatabaseProblem``."""
+    A file SQLite cannot use, or that is not ours, raises ``DatabaseProblem``.
+
+    Every ``sqlite_utils.Database`` here is made with ``execute_plugins=False``: loading
+    sqlite-utils plugins reads the entry points of every installed distribution, a
+    noticeable part of each command's start-up (issue 27), and ragreview uses none."""
     import sqlite_utils
 
     conn: sqlite3.Connection | None = None
     try:
         if read_only:
             conn = connect_read_only(path)
-            db = sqlite_utils.Database(conn)
+            db = sqlite_utils.Database(conn, execute_plugins=False)
             _check_ours(conn, path)
             if not MIGRATIONS.pending(db) and not _unsummed(conn):
                 return db
             conn.close()
             conn = None
         conn = connect(path)
-        db = sqlite_utils.Database(conn)
+        db = sqlite_utils.Database(conn, execute_plugins=False)
         if MIGRATIONS.pending(db):
             # Hold the write lock for the whole migration (apply re-reads what is pending
             # under it): two processes opening a new file at once would otherwise both
@@ -251,7 +255,7 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         # record rowids it assigns itself, and a lookup per label and metric row was a
         # twentieth of its time. Every later connection (open_database) enforces them.
         conn.execute("PRAGMA foreign_keys=OFF")
-        db = sqlite_utils.Database(conn)
+        db = sqlite_utils.Database(conn, execute_plugins=False)
         with write(conn):
             MIGRATIONS.apply(db)
         yield db
@@ -306,7 +310,7 @@ def _sync_directory(folder: Path) -> None:
 def memory_database() -> sqlite_utils.Database:
     import sqlite_utils
 
-    db = sqlite_utils.Database(memory=True)
+    db = sqlite_utils.Database(memory=True, execute_plugins=False)
     MIGRATIONS.apply(db)
     return db
 

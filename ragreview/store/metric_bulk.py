@@ -94,7 +94,7 @@ def store(conn: sqlite3.Connection, rows: Rows) -> None:
         # would leave them partial; recompute the dataset whole instead
         import sqlite_utils
 
-        recompute(sqlite_utils.Database(conn), dataset)
+        recompute(sqlite_utils.Database(conn, execute_plugins=False), dataset)
     else:
         add_totals(conn, totals)
 

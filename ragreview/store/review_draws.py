@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ..core import queue_signals, sampling
@@ -52,22 +53,55 @@ class Draw:
 
 def _rowids(db: sqlite_utils.Database, dataset: str) -> list[int]:
     sql = "SELECT rowid FROM records WHERE dataset = ? ORDER BY position, rowid"
-    return [r for (r,) in db.conn.execute(sql, (dataset,))]
+    return list(chain.from_iterable(db.conn.execute(sql, (dataset,)).fetchall()))
 
 
-def _layer_values(
-    db: sqlite_utils.Database, dataset: str, layer: str
-) -> dict[int, dict[str, float | None]]:
-    """Public per-record metric values of one stored layer (judge or stored), by rowid."""
-    out: dict[int, dict[str, float | None]] = {}
-    for rowid, name, value in db.conn.execute(
-        "SELECT m.record, m.name, m.value FROM record_metrics m "
-        "JOIN records r ON r.rowid = m.record WHERE r.dataset = ? AND m.layer = ?",
-        (dataset, layer),
-    ):
-        if "._" not in name:
-            out.setdefault(rowid, {})[name] = value
-    return out
+# Public metric names only: "._" marks the internal sums (store.metric_rows).
+_PUBLIC = "instr(m.name, '._') = 0"
+
+
+def _impact_scores(db: sqlite_utils.Database, dataset: str) -> dict[int, float]:
+    """``queue_signals.impact`` in one SQL pass over the judge layer (docs/estimate.md):
+    per record, the most its labels could move an item-weighted dataset mean."""
+    sql = f"""
+        WITH sizes AS (
+            SELECT l.record, count(*) AS n FROM judge_labels l
+            JOIN records r ON r.rowid = l.record WHERE r.dataset = :d GROUP BY l.record
+        ),
+        defined AS (
+            SELECT m.record, m.name, m.value, max(1, coalesce(s.n, 0)) AS size
+            FROM record_metrics m JOIN records r ON r.rowid = m.record
+            LEFT JOIN sizes s ON s.record = m.record
+            WHERE r.dataset = :d AND m.layer = 'judge' AND m.value IS NOT NULL AND {_PUBLIC}
+        ),
+        bounded AS (
+            SELECT name, sum(size) AS total FROM defined
+            GROUP BY name HAVING min(value) >= 0 AND max(value) <= 1
+        )
+        SELECT d.record, max(d.size * max(d.value, 1 - d.value) / b.total)
+        FROM defined d JOIN bounded b ON b.name = d.name GROUP BY d.record
+    """
+    return dict(db.conn.execute(sql, {"d": dataset}).fetchall())
+
+
+def _mismatch_scores(db: sqlite_utils.Database, dataset: str) -> dict[int, float] | None:
+    """``queue_signals.mismatch`` in SQL: Σ |stored − judge| per record over the metrics
+    that have both; None when no record has a stored value."""
+    if not db.conn.execute(
+        "SELECT 1 FROM record_metrics m JOIN records r ON r.rowid = m.record "
+        f"WHERE r.dataset = ? AND m.layer = 'stored' AND {_PUBLIC} LIMIT 1",
+        (dataset,),
+    ).fetchone():
+        return None
+    sql = f"""
+        SELECT m.record, total(abs(m.value - j.value)) FROM record_metrics m
+        JOIN records r ON r.rowid = m.record
+        JOIN record_metrics j ON j.record = m.record AND j.layer = 'judge' AND j.name = m.name
+        WHERE r.dataset = ? AND m.layer = 'stored' AND {_PUBLIC}
+          AND m.value IS NOT NULL AND j.value IS NOT NULL
+        GROUP BY m.record
+    """
+    return dict(db.conn.execute(sql, (dataset,)).fetchall())
 
 
 def _run_rows(db: sqlite_utils.Database, dataset: str) -> list[tuple[int, str, str, str, Any, Any]]:
@@ -98,29 +132,33 @@ def scores(
     if strategy == "random":
         return [1.0] * len(rowids)
     if strategy == "impact":
-        judge = _layer_values(db, dataset, "judge")
-        return queue_signals.impact([judge.get(r, {}) for r in rowids])
+        impact = _impact_scores(db, dataset)
+        return [impact.get(r, 0.0) for r in rowids]
     if strategy == "stored-mismatch":
-        stored = _layer_values(db, dataset, "stored")
-        if not stored:
+        mismatch = _mismatch_scores(db, dataset)
+        if mismatch is None:
             raise RagreviewError(
                 f"no record of dataset {dataset!r} has a stored score to compare with its "
                 "recomputed one: --strategy stored-mismatch has nothing to go on"
             )
-        judge = _layer_values(db, dataset, "judge")
-        return queue_signals.mismatch([stored.get(r, {}) for r in rowids],
-                                      [judge.get(r, {}) for r in rowids])  # fmt: skip
+        return [mismatch.get(r, 0.0) for r in rowids]
     if strategy not in ("uncertainty", "runs-disagree"):
         raise RagreviewError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+    if strategy == "uncertainty":
+        # the least sure item is the one of lowest log-probability (1 − exp is monotone),
+        # so SQL's min per record gives logprob_uncertainty's value without the rows
+        least_sure = db.conn.execute(
+            "SELECT l.record, min(l.logprob) FROM run_labels l JOIN records r "
+            "ON r.rowid = l.record WHERE r.dataset = ? AND l.logprob IS NOT NULL "
+            "GROUP BY l.record",
+            (dataset,),
+        ).fetchall()
+        if least_sure:
+            by_record = {record: [float(lp)] for record, lp in least_sure}
+            return [queue_signals.logprob_uncertainty(by_record.get(r, ())) for r in rowids]
     rows = _run_rows(db, dataset)
     runs = {row[1] for row in rows}
     if strategy == "uncertainty":
-        logprobs: dict[int, list[float]] = {}
-        for record, _run, _name, _target, _value, lp in rows:
-            if lp is not None:
-                logprobs.setdefault(record, []).append(float(lp))
-        if logprobs:
-            return [queue_signals.logprob_uncertainty(logprobs.get(r, ())) for r in rowids]
         if len(runs) >= 2:  # no log-probabilities: how much the runs' labels spread
             items = _items_across_runs(rows)
             return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]

@@ -310,3 +310,36 @@ def test_target_halfwidth_setting(traces) -> None:
     assert store_settings.others(db, "tr") == {"estimate.target_halfwidth": 0.02}
     unset = run("settings", str(traces), "estimate.target_halfwidth=null").stdout
     assert "estimate.target_halfwidth" not in unset  # listed only while set
+
+
+def test_impact_draws_by_size_where_random_does_not(tmp_path) -> None:
+    # issue 28: one family, every fact supported (every value 1): only the sizes differ.
+    # Sizes (judge labels) 24, 6 and four of 2 (Σ 38): impact scores 24/38, 6/38, 2/38.
+    sizes = {"big": 24, "mid": 6, "s1": 2, "s2": 2, "s3": 2, "s4": 2}
+    records = [fact_record(rid, {f"f{i}": "S" for i in range(k)}) for rid, k in sizes.items()]
+    path = write_jsonl(tmp_path / "sizes.jsonl", records)
+    quick("import", str(path))
+    db = open_database(tmp_path / "sizes.ragreview.db")
+    from ragreview.store import review_draws
+
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
+    assert review_draws.scores(db, "sizes", "impact", rowids) == pytest.approx(
+        [24 / 38, 6 / 38, 2 / 38, 2 / 38, 2 / 38, 2 / 38]
+    )
+    ids = dict(db.conn.execute("SELECT rowid, id FROM records"))
+
+    def leaders(strategy: str) -> list[str]:
+        draws = [review_draws.draw(db, "sizes", strategy, 1, seed) for seed in range(200)]
+        return [ids[d.members[0].record] for d in draws if d.members]
+
+    impact, uniform = leaders("impact"), leaders("random")
+    # weights 0.8 · score + 0.2 / 6: big 0.539, mid 0.160, each small 0.075
+    assert (
+        impact.count("big") > impact.count("mid") > max(impact.count(f"s{i}") for i in range(1, 5))
+    )
+    assert impact.count("big") > 2 * uniform.count("big")
+    assert impact != uniform
+    # one seed, both strategies: different records
+    first = _queue(path, "--strategy", "impact", "--n", "2", "--seed", "5")
+    other = _queue(path, "--strategy", "random", "--n", "2", "--seed", "5")
+    assert [d["id"] for d in first] != [d["id"] for d in other]

@@ -94,7 +94,16 @@ def test_impact_puts_first_the_record_that_moves_its_mean_most() -> None:
         {"b": 0.9},
         {"b": 0.2, "count": 12.0},  # a count: unbounded, left out
     ]
-    assert queue_signals.impact(records) == pytest.approx([0.5, 0.25, 0.225, 0.2])
+    assert queue_signals.impact(records, [1, 1, 1, 1]) == pytest.approx([0.5, 0.25, 0.225, 0.2])
+
+
+def test_impact_weighs_a_record_by_its_labels() -> None:
+    # one metric, equal values: only the sizes differ. Sizes 6, 2, 1, 1 (Σ 10); the
+    # move is size · max(v, 1 − v) / 10 with max(v, 1 − v) = 0.75
+    records = [{"m": 0.25}, {"m": 0.25}, {"m": 0.75}, {"m": 0.75}]
+    assert queue_signals.impact(records, [6, 2, 1, 0]) == pytest.approx(
+        [0.45, 0.15, 0.075, 0.075]  # a record without labels weighs 1
+    )
 
 
 def test_uncertainty_and_run_signals() -> None:

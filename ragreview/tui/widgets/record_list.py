@@ -24,6 +24,7 @@ from ...store.browse import ListFilter, ListRow
 from ..text import one_line
 
 PAGE = 100
+HEAD = 2 * PAGE  # rows read before the first screen (load_head)
 MAX_PAGES = 50  # pages kept in memory; older ones are dropped and fetched again if needed
 STATUS_GLYPH = {"reviewed": "✓", "stale": "!", "unreviewed": "·"}
 
@@ -72,6 +73,13 @@ class RecordList(ScrollView, can_focus=False):
         self.virtual_size = Size(self.size.width, len(self.ids))
         self.refresh()
 
+    def load_head(self) -> None:
+        """Only the first rows of the list, for the first screen: reading every rowid is
+        proportional to the dataset (a second at 300,000 records on a busy machine), and
+        nothing that is should run before the first record is drawn (issue 27). The
+        screen calls ``load()`` for the whole list right after the first refresh."""
+        self.load(ids=browse.rowids(self.db, self.dataset, self.filter, limit=HEAD))
+
     def index_of(self, rowid: int) -> int | None:
         if self._index is None:  # built lazily: most sessions only page forward
             self._index = {r: i for i, r in enumerate(self.ids)}
@@ -112,7 +120,13 @@ class RecordList(ScrollView, can_focus=False):
     def show(self, rowid: int) -> None:
         """Mark ``rowid`` as the open record and scroll it into view."""
         self.current = rowid
-        index = self.index_of(rowid)
+        if self._index is None:  # one scan in C, not the whole index (built on navigation)
+            try:
+                index: int | None = self.ids.index(rowid)
+            except ValueError:
+                index = None
+        else:
+            index = self.index_of(rowid)
         if index is not None:
             height = max(1, self.scrollable_content_region.height)
             top = self.scroll_offset.y

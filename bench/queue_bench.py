@@ -1,0 +1,113 @@
+"""``ragreview queue --n 200`` against reading the ids and drawing, in the same run
+(issue 27: <= 1 s at 300,000 records).
+
+Builds (once, cached in bench/.cache, or ``--db``) a RAGBench-style DB of ``--records``
+records with tui_bench's generator, straight into the store: the queue reads the stored
+records and metric rows, never the input file, so no JSON style is involved. Then
+``--repeat`` times, interleaved: the floor (a fresh interpreter that reads the dataset's
+record ids in order and draws 200 with ``random.Random(seed).sample``) and ``python -m
+ragreview queue DB --n 200 --strategy S --seed K`` for S in random and impact. Prints
+each one's median wall seconds and CPU seconds and the ratio to the floor.
+
+    python bench/queue_bench.py [--records N] [--repeat R] [--db PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from import_bench import ragreview_env
+
+HERE = Path(__file__).resolve().parent
+FLOOR = """
+import random, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1])
+ids = [r for (r,) in conn.execute(
+    "SELECT rowid FROM records WHERE dataset = 'bench' ORDER BY position, rowid")]
+print(len(random.Random(int(sys.argv[2])).sample(ids, 200)))
+"""
+
+
+def measured(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``command`` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(
+        command,
+        check=True,
+        env=ragreview_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000, help="up to 300,000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--db", type=Path)
+    args = parser.parse_args()
+    db = args.db or HERE / ".cache" / f"tui-{args.records}.ragreview.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    if not db.exists():
+        tui_bench = str(HERE / "tui_bench.py")
+        subprocess.run([sys.executable, tui_bench, "--child", "build", str(db), str(args.records)],
+                       check=True, env=ragreview_env())  # fmt: skip
+    py = sys.executable
+    commands = {
+        "floor": lambda seed: [py, "-c", FLOOR, str(db), str(seed)],
+        "random": lambda seed: [
+            py,
+            "-m",
+            "ragreview",
+            "queue",
+            str(db),
+            "--n",
+            "200",
+            "--strategy",
+            "random",
+            "--seed",
+            str(seed),
+        ],  # fmt: skip
+        "impact": lambda seed: [
+            py,
+            "-m",
+            "ragreview",
+            "queue",
+            str(db),
+            "--n",
+            "200",
+            "--strategy",
+            "impact",
+            "--seed",
+            str(seed),
+        ],  # fmt: skip
+    }
+    measured(commands["random"](0))  # warm the page cache (and compute missing metric rows)
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for seed in range(args.repeat):
+        for name, command in commands.items():
+            runs[name].append(measured(command(seed)))
+    floor_wall = statistics.median(w for w, _ in runs["floor"])
+    print(f"records: {args.records:,}  db: {db}")
+    for name, values in runs.items():
+        wall = statistics.median(w for w, _ in values)
+        cpu = statistics.median(c for _, c in values)
+        each = ", ".join(f"{w:.2f}" for w, _ in values)
+        print(
+            f"{name:7s} {wall:6.2f} s wall  {cpu:6.2f} s CPU  {wall / floor_wall:5.1f}x floor "
+            f"(runs: {each})" + ("  target <= 1 s" if name != "floor" else "")
+        )
+
+
+if __name__ == "__main__":
+    main()

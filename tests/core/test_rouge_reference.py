@@ -1,0 +1,123 @@
+"""Rouge-L and Extractiveness_RougeL (core/metrics/rouge.py, mtrag.py) against the
+references on every fixture row and on random strings (issue 27).
+
+References: ``rouge_score.rouge_scorer.RougeScorer(["rougeL"]).score(target,
+prediction).fmeasure`` (what IBM's ``run_algorithmic.rouge_l`` calls through ``evaluate``)
+and IBM/mt-rag-benchmark scripts/evaluation/run_algorithmic.py ``extractiveness_rouge``,
+restated below with its own cleaning (``strip_newline_words`` then ``html.unescape``; the
+BeautifulSoup text of a string without ``<``/``&`` left is the string itself)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rouge_score import rouge_scorer
+
+from ragreview.core.metrics.mtrag import extractiveness
+from ragreview.core.metrics.rouge import lcs_length, rouge_l
+
+SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+FIXTURE_DIRS = [
+    REPO / "fixtures" / "mtrag",
+    SHARED / "mtrag",
+    REPO / "fixtures" / "inspectorraget",
+    SHARED / "inspectorraget",
+]
+
+
+def reference_rouge_l(prediction: str, target: str) -> float:
+    return SCORER.score(target, prediction)["rougeL"].fmeasure
+
+
+def reference_extractiveness(text: str, target: str) -> float:
+    """run_algorithmic.extractiveness_rouge(text=prediction, target=passage)."""
+
+    def clean(value: str) -> str:
+        return html.unescape(re.sub(r"[^\w\s]", "", value.replace("\n", " ")).lower())
+
+    text, target = clean(text), clean(target)
+    if target.replace(" ", "") in text.replace(" ", ""):
+        return 1
+    return reference_rouge_l(text, target)
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for item in value for t in _texts(item)]
+    if isinstance(value, dict):
+        for key in ("text", "value", "content"):
+            if isinstance(value.get(key), str):
+                return [value[key]]
+    return []
+
+
+def _mtrag_pairs(path: Path) -> Iterator[tuple[str, str]]:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        for prediction in _texts(row.get("predictions") or []):
+            for other in _texts(row.get("targets") or []) + _texts(row.get("contexts") or []):
+                yield prediction, other
+
+
+def _inspectorraget_pairs(path: Path) -> Iterator[tuple[str, str]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    tasks = {t["task_id"]: t for t in doc["tasks"]}
+    for ev in doc.get("evaluations") or doc.get("results") or []:
+        task = tasks[ev["task_id"]]
+        responses = _texts(ev.get("model_response")) + _texts(ev.get("output") or [])
+        others = _texts(task.get("targets") or []) + _texts(task.get("contexts") or [])
+        for prediction in responses:
+            for other in others:
+                yield prediction, other
+
+
+def fixture_pairs() -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for folder in FIXTURE_DIRS:
+        for path in sorted(folder.glob("*.json*")) if folder.is_dir() else []:
+            reader = _mtrag_pairs if path.suffix == ".jsonl" else _inspectorraget_pairs
+            pairs.extend(reader(path))
+    return pairs
+
+
+def test_every_fixture_row_equals_the_references() -> None:
+    pairs = fixture_pairs()
+    assert len(pairs) > 1000  # all four folders were read
+    rouge_misses = [p for p in pairs if rouge_l(*p) != reference_rouge_l(*p)]
+    extract_misses = [p for p in pairs if extractiveness(*p) != reference_extractiveness(*p)]
+    assert rouge_misses == [] and extract_misses == []
+
+
+WORDS = st.sampled_from(["the", "cat", "Cat", "sat", "on", "mat", "1999", "é", "x-ray", "\n"])
+TEXT = st.one_of(
+    st.text(max_size=80),
+    st.lists(WORDS, max_size=40).map(" ".join),
+    st.text(alphabet="ab .,\n", max_size=60),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, TEXT)
+def test_random_strings_equal_the_references(prediction: str, target: str) -> None:
+    assert rouge_l(prediction, target) == reference_rouge_l(prediction, target)
+    assert extractiveness(prediction, target) == reference_extractiveness(prediction, target)
+
+
+def test_lcs_hand_computed() -> None:
+    # "a b c b d a b" vs "b d c a b a": the textbook LCS is 4 (b c b a / b d a b)
+    assert lcs_length("a b c b d a b".split(), "b d c a b a".split()) == 4
+    assert lcs_length([], ["x"]) == 0
+    # distinct tokens never match, even long ones sharing a prefix
+    assert lcs_length(["token" * 20 + "1"], ["token" * 20 + "2"]) == 0
