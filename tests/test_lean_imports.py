@@ -34,16 +34,19 @@ def test_a_program_that_imported_pandas_first_keeps_it() -> None:
 
 
 def test_one_command_loads_only_its_own_modules() -> None:
-    # start-up of `ragreview label` (issue 27): the command's module and what it uses;
-    # not the TUI, the judge, the format adapters, the import pipeline, nor the
-    # conversion recipes of sqlite-utils (dateutil) or its plugin entry points
+    # start-up of `ragreview label` (issue 27): the command's module and the use cases
+    # it calls (services.labels, opening, settings); not the TUI, the judge, the format
+    # adapters, the import pipeline or the export, nor the conversion recipes of
+    # sqlite-utils (dateutil) or its plugin entry points
     code = (
         "import sys\n"
         "from ragreview.cli import cli\n"
         "cli.get_command(None, 'label')\n"
         "import sqlite_utils.db\n"
-        "heavy = ['textual', 'openai', 'ragreview.formats', 'ragreview.services',\n"
-        "         'ragreview.tui', 'ragreview.api', 'dateutil', 'importlib.metadata']\n"
+        "heavy = ['textual', 'openai', 'ragreview.formats', 'ragreview.services.importing',\n"
+        "         'ragreview.services.import_pipeline', 'ragreview.services.judge',\n"
+        "         'ragreview.services.export', 'ragreview.tui', 'ragreview.api', 'dateutil',\n"
+        "         'importlib.metadata']\n"
         "print([m for m in heavy if m in sys.modules])"
     )
     assert _run(code) == "[]"
