@@ -64,6 +64,7 @@ class ListRow:
     task: str | None
     disagrees: bool
     has_note: bool
+    question: str | None = None  # its first words tell records apart in the list
 
 
 def _defaults_sql() -> str:
@@ -167,13 +168,31 @@ def rows(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, ListRow]:
         return {}
     marks = ",".join("?" * len(ids))
     return {
-        rowid: ListRow(rowid, position, rid, status, task, bool(disagrees), note is not None)
-        for rowid, position, rid, status, task, note, disagrees in db.conn.execute(
-            f"SELECT r.rowid, r.position, r.id, r.status, r.task, r.note, {DISAGREES} "
+        rowid: ListRow(
+            rowid,
+            position,
+            rid,
+            status,
+            task,
+            bool(disagrees),
+            note is not None,
+            question if isinstance(question, str) else None,
+        )  # fmt: skip
+        for rowid, position, rid, status, task, note, disagrees, question in db.conn.execute(
+            f"SELECT r.rowid, r.position, r.id, r.status, r.task, r.note, {DISAGREES}, "
+            "substr(json_extract(r.data, '$.question'), 1, 200) "
             f"FROM records r WHERE r.rowid IN ({marks})",
             list(ids),
         )
     }
+
+
+def id_range(db: sqlite_utils.Database, dataset: str) -> tuple[str, str]:
+    """The dataset's smallest and largest record id (their common prefix is every id's)."""
+    row = db.conn.execute(
+        "SELECT min(id), max(id) FROM records WHERE dataset = ?", (dataset,)
+    ).fetchone()
+    return (row[0] or "", row[1] or "") if row else ("", "")
 
 
 def disagreeing(db: sqlite_utils.Database, dataset: str) -> set[int]:

@@ -145,6 +145,7 @@ class Review:
         self._effective: dict[str, dict[str, Value]] = {}
         self._total: int | None = None
         self.rubric = RubricView(db, dataset)  # human metrics a record declares itself
+        self.last_step: history.Event | None = None  # the latest undo / redo
 
     # -- the open record --------------------------------------------------------------
 
@@ -381,6 +382,7 @@ class Review:
         """Undo (or redo) this session's latest change; the rowid it touched."""
         step = history.redo if redo else history.undo
         event = step(self.db, self.reviewer, self.session)
+        self.last_step = event  # what it changed, for the status line
         if event is None:
             return None
         rowid = store_records.find(self.db, event.record, event.dataset).rowid

@@ -295,7 +295,7 @@ async def test_facts_add_delete_edit_split_are_undoable_events(tmp_path):
         await pilot.pause()
         assert human(o)[(rid, "fact", "f36")] == "S"
         assert precision() == pytest.approx(8 / 27)
-        await pilot.press("S", "ctrl+u", *"He acts|on stage", "enter")
+        await pilot.press("vertical_line", "ctrl+u", *"He acts|on stage", "enter")
         await pilot.pause()
         assert [f[:2] for f in facts_of(o, rid)[1:3]] == [["f36", "He acts"], ["f37", "on stage"]]
         assert "He acts" in text_of(app.screen.sentences.rows[1])
@@ -311,7 +311,7 @@ async def test_item_edit_keys_refused_where_there_are_no_facts(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         before = events(o)
-        for key in ("A", "D", "E", "S"):
+        for key in ("A", "D", "E", "vertical_line"):
             await pilot.press(key)
             await pilot.pause()
             assert not isinstance(app.screen, PromptScreen)
@@ -385,7 +385,7 @@ async def test_ragas_statements_contexts_and_their_reasons(tmp_path):
         assert human(o)[("1", "context_useful", "c1")] is True
         assert record_value(app, "ragas.context_precision")[1] == pytest.approx(1.0)
         await goto(app, pilot, "s1")
-        await pilot.press("S", "ctrl+u", *"The tower|is in Paris", "enter")
+        await pilot.press("vertical_line", "ctrl+u", *"The tower|is in Paris", "enter")
         await pilot.pause()
         statements = json.loads(o.db.conn.execute("SELECT data FROM records").fetchone()[0])[
             "statements"

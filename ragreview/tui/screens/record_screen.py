@@ -5,6 +5,7 @@ blind mode. ``ReviewScreen`` adds the label keys on top.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from array import array
 from dataclasses import replace
@@ -30,6 +31,20 @@ from .help import HelpScreen
 from .jobs import ReviewJobs
 from .prompt import PromptScreen
 
+
+def _describe_step(word: str, event) -> str:
+    """``undone: relevant 0a on covid-1 (now ✗, the judge's)``: what a step changed."""
+    if event is None:
+        return f"{word} done"
+    done = {"undo": "undone", "redo": "redone"}[word]
+    if event.name.startswith("_"):  # a fact / statement list edit
+        return f"{done}: the {event.name[1:].replace('_', ' ')} edit on {event.record}"
+    now = "the judge's" if event.new is None else json.dumps(event.new, ensure_ascii=False)
+    return f"{done}: {event.name} {event.target} on {event.record} (now {now})"
+
+
+_NEXT_MODE = {"compact": "full", "full": "hidden", "hidden": "compact"}
+
 # Keys besides the record's label keys that the footer always names.
 COMMON_FOOTER = ("review-next", "toggle-blind", "help")
 
@@ -47,6 +62,7 @@ class RecordScreen(ReviewJobs):
         super().__init__(review)
         # the other reviewers of a served DB: their leases and commits
         self.others = others or OtherReviewers(review)
+        self.verdict_cursor: str | None = None  # the verdict ⌫ reverts: the last one set
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -63,6 +79,10 @@ class RecordScreen(ReviewJobs):
         """One line at the bottom (toasts would cover the metrics panel)."""
         self.query_one(StatusLine).say(message, severity)
 
+    def on_key(self, event: events.Key) -> None:
+        """A key ends the previous message (runs before the key's own action)."""
+        self.query_one(StatusLine).clear()
+
     @property
     def records(self) -> RecordList:
         return self.query_one(RecordList)
@@ -75,6 +95,7 @@ class RecordScreen(ReviewJobs):
         self.query_one(MetricsBox).fit(event.size.height)
 
     def on_mount(self) -> None:
+        self.query_one(MetricsBox).set_mode(getattr(self.app, "panel_mode", "compact"))
         self.query_one(MetricsBox).fit(self.app.size.height)
         self.records.load()
         self.records.leased = self.others.holders()
@@ -98,6 +119,8 @@ class RecordScreen(ReviewJobs):
         if holder is not None:
             self.notify(f"{holder} has this record open", severity="warning")
         self.review.open(rowid)
+        self.verdict_cursor = None
+        self.records.blind = self.review.blind
         self.sentences.show(self.review, self.review.first_cursor() if cursor is None else cursor)
         self.records.show(rowid)
         self.refresh_record()
@@ -141,6 +164,7 @@ class RecordScreen(ReviewJobs):
             hidden,
             rubric.lines(human, hidden) if rubric.names else None,
             rubric.letters() if rubric.names and not hidden else None,
+            active=self.verdict_cursor,
         )
         block = estimates.dataset_estimates(self.review.db, self.review.dataset)
         if rubric.names:  # declared human metrics: the annotators' aggregate → yours
@@ -384,9 +408,10 @@ class RecordScreen(ReviewJobs):
     # -- history, notes, blind, export, help -------------------------------------------------
 
     def _step(self, redo: bool) -> None:
+        word = "redo" if redo else "undo"
         rowid = self.review.undo(redo=redo)
         if rowid is None:
-            self.notify(f"nothing to {'redo' if redo else 'undo'}")
+            self.notify(f"nothing to {word}")
             return
         if self.review.stored is not None and rowid == self.review.rowid:
             if [row.item for row in self.sentences.rows] != self.review.items:
@@ -396,6 +421,7 @@ class RecordScreen(ReviewJobs):
         else:
             self.records.invalidate(rowid)
             self.open_record(rowid)
+        self.notify(_describe_step(word, self.review.last_step))
 
     def action_undo(self) -> None:
         self._step(redo=False)
@@ -421,11 +447,16 @@ class RecordScreen(ReviewJobs):
     def action_blind(self) -> None:
         """Reveal the judge's labels on a blind record, or hide them (blind mode on)."""
         self.review.toggle_blind()
+        self.records.blind = self.review.blind
+        self.records.forget_rows()
+        self.notify("judge hidden (blind)" if self.review.hidden else "judge shown")
         self.refresh_record(rows=True)
         self.sentences.fill_record_reasons(self.review)  # the judge's words hide with it
 
     def leave_blind(self) -> None:
         self.review.leave_blind()
+        self.records.blind = False
+        self.records.forget_rows()
         self.refresh_record(rows=True)
         self.sentences.fill_record_reasons(self.review)
 
@@ -456,8 +487,16 @@ class RecordScreen(ReviewJobs):
     def on_record_screen_search_done(self, message: SearchDone) -> None:
         self._apply_filter(message.flt, message.ids)
 
-    def action_metrics_expand(self) -> None:
-        self.query_one(MetricsBox).toggle_expanded()
+    def action_metrics_cycle(self) -> None:
+        mode = self.query_one(MetricsBox).cycle()
+        self.notify(f"metrics panel: {mode} (M: {_NEXT_MODE[mode]} next)")
+
+    def action_toggle_turns(self) -> None:
+        if not self.sentences.turns:
+            self.notify("no earlier turns on this record")
+            return
+        shown = "unfolded" if self.sentences.toggle_turns() else "folded to one line each"
+        self.notify(f"earlier turns {shown}")
 
     def action_metrics_scroll(self, lines: int) -> None:
         self.query_one(MetricsBox).scroll_lines(lines)
