@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE
-from . import run_layers
+from ..core.where import Condition
+from . import record_filter, run_layers
 from .records import dumps
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -33,6 +34,7 @@ class ListFilter:
     sample: bool = False  # only the records of the dataset's latest drawn sample
     runs_disagree: bool = False  # only records where two judge runs differ on an item
     queue: bool = False  # only the latest review draw (`ragreview queue`), in draw order
+    where: tuple[Condition, ...] = ()  # `field=value` terms (core.where), all must hold
 
     def describe(self) -> str:
         parts = [self.status or "all"]
@@ -48,6 +50,7 @@ class ListFilter:
             parts.append("queue")
         if self.task:
             parts.append(f"task={self.task}")
+        parts.extend(c.describe() for c in self.where)
         if self.text:
             parts.append(f"/{self.text}")
         if self.sort == "delta":
@@ -110,6 +113,10 @@ def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
     if flt.text:
         where.append("(instr(lower(r.id), lower(?)) > 0 OR instr(lower(r.data), lower(?)) > 0)")
         params += [flt.text, flt.text]
+    for cond in flt.where:
+        clause, more = record_filter.condition_sql(cond)
+        where.append(clause)
+        params += more
     if flt.disagreement:
         where.append(DISAGREES)
     if flt.conflicts:

@@ -16,4 +16,6 @@ def test_markup_record_is_literal(demo, snap_compare):
 
 
 def test_blind_pass_hides_judge_labels(demo, snap_compare):
-    assert snap_compare(make_app(demo, blind=True, panel="compact"), press=["r"], terminal_size=(80, 24))
+    assert snap_compare(
+        make_app(demo, blind=True, panel="compact"), press=["r"], terminal_size=(80, 24)
+    )

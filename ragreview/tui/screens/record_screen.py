@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
+from ...core import where
 from ...core.errors import RagreviewError, RecordError
 from ...store import browse, estimates, metric_rows, metric_table, review_draws
 from .. import actions, review_queue
@@ -41,6 +42,11 @@ def _describe_step(word: str, event) -> str:
         return f"{done}: the {event.name[1:].replace('_', ' ')} edit on {event.record}"
     now = "the judge's" if event.new is None else json.dumps(event.new, ensure_ascii=False)
     return f"{done}: {event.name} {event.target} on {event.record} (now {now})"
+
+
+def _terms(flt: browse.ListFilter) -> str:
+    """The filter as typed after ``/``: its ``field=value`` terms, then its words."""
+    return " ".join([*(c.describe() for c in flt.where), *([flt.text] if flt.text else [])])
 
 
 _NEXT_MODE = {"compact": "full", "full": "hidden", "hidden": "compact"}
@@ -320,8 +326,8 @@ class RecordScreen(ReviewJobs):
     # -- filters ------------------------------------------------------------------------
 
     def _apply_filter(self, flt: browse.ListFilter, ids: array | None = None) -> None:
-        if flt.text and ids is None:  # a text search reads every record: off the UI thread
-            self.notify(f"searching for {flt.text!r}…")
+        if (flt.text or flt.where) and ids is None:  # reads every record: off the UI thread
+            self.notify(f"searching: {_terms(flt)}…")
             self._search(browse.database_path(self.review.db), flt)
             return
         self.records.load(flt, ids)
@@ -331,6 +337,10 @@ class RecordScreen(ReviewJobs):
             self.open_record(self.records.ids[0])
         else:
             self.notify("no record matches this filter", severity="warning")
+            self.refresh_header()
+            return
+        if flt.text or flt.where:
+            self.notify(f"{len(self.records.ids)} records match {_terms(flt)}")
         self.refresh_header()
 
     def action_filter(self, kind: str) -> None:
@@ -363,13 +373,26 @@ class RecordScreen(ReviewJobs):
         self._apply_filter(replace(flt, sort="position" if flt.sort == "delta" else "delta"))
 
     def action_search(self) -> None:
+        """``/``: plain words search ids and text; ``field=value`` terms filter by source
+        fields and label values (``core.where``, as ``ragreview queue --where``)."""
+
         def done(text: str | None) -> None:
-            if text is not None:
-                self._apply_filter(replace(self.records.filter, text=text.strip() or None))
+            if text is None:
+                return
+            try:
+                query = where.parse(text.strip())
+            except RagreviewError as err:
+                self.notify(str(err), severity="error")
+                return
+            flt = replace(self.records.filter, text=query.text, where=query.conditions)
+            self._apply_filter(flt)
 
         self.app.push_screen(
             PromptScreen(
-                "Search record ids and text", self.records.filter.text or "", "empty: all"
+                "Search words, or filter field=value",
+                _terms(self.records.filter),
+                "model=gpt turn=3 answerability=UNANSWERABLE judge.supported=false "
+                "judge.fact=IR; empty: all",
             ),
             done,
         )
