@@ -163,7 +163,8 @@ class Review:
         self.families = fam.families_of(rec, (self.stored.judge, self.stored.human))
         first = tuple(k for f in self.families for k in f.first)
         self.items = items_of(rec, first)
-        self.revealed = not self.blind
+        # blind: the judge shows again once the record is marked reviewed
+        self.revealed = not self.blind or self.stored.status == "reviewed"
         self.rubric.open(rec, rowid)  # its metrics exactly when the rubric family applies
         self._declare(rec)
 

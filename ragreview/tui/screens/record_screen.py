@@ -300,8 +300,18 @@ class RecordScreen(ReviewJobs):
             return
         self.open_record(self.records.ids[index])
 
+    def _blind_refuses(self, what: str) -> bool:
+        """Disagreements and deltas show the judge: not while its labels are hidden."""
+        if self.review.blind:
+            self.notify(
+                f"{what}: not in blind mode (it would show the judge's labels; "
+                "^p: Leave blind mode)"
+            )
+            return True
+        return False
+
     def action_next_disagreement(self) -> None:
-        if self.review.stored is None:
+        if self.review.stored is None or self._blind_refuses("next disagreement"):
             return
         rows = self.sentences.rows
         for index in range(self.sentences.cursor + 1, len(rows)):
@@ -349,6 +359,8 @@ class RecordScreen(ReviewJobs):
             self._apply_filter(browse.ListFilter(sort=flt.sort))
         elif kind in ("disagreement", "conflicts", "sample", "runs_disagree"):
             on = not getattr(flt, kind)
+            if on and kind in ("disagreement", "runs_disagree") and self._blind_refuses(kind):
+                return
             if (
                 on
                 and kind == "sample"
@@ -370,6 +382,8 @@ class RecordScreen(ReviewJobs):
 
     def action_sort_delta(self) -> None:
         flt = self.records.filter
+        if flt.sort != "delta" and self._blind_refuses("sort by metric change"):
+            return
         self._apply_filter(replace(flt, sort="position" if flt.sort == "delta" else "delta"))
 
     def action_search(self) -> None:
