@@ -15,6 +15,7 @@ from ..core import families as fam
 from ..core.keys import context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
+from ..core.rgb_rules import refusal
 from ..store import browse, history, item_edits, judge_store, metric_rows, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -248,6 +249,9 @@ class Review:
         labels = self.keys.get(action)
         if not labels:
             raise Refused(f"not on this record ({self.family_names})")
+        why = next((w for n in labels.values() if (w := refusal(self.stored.record, n))), None)
+        if why is not None:  # a label that cannot apply here (RGB without a prediction)
+            raise Refused(why)
         if "record" in labels:
             return KeyTarget(labels["record"], "*", None)
         item = self.items[item_index] if item_index is not None and self.items else None

@@ -103,21 +103,17 @@ async def test_rgb_counterfactual_data_file_keys(tmp_path):
         applicable = ("toggle-rejected", "toggle-error-detected", "toggle-supported")
         await press_refused(app, pilot, o, others(*applicable))
         assert app.screen.sentences.item.key == "p0"  # the answer part comes first
-        # a data file without predictions has nothing for the judge to score: its values
-        # are undefined (None); the reviewer's verdicts make them defined
-        await pilot.press("x")  # rejected: undefined -> 1
-        await pilot.pause()
-        assert human(o) == {("0", "rejected", "*"): True}
-        assert record_value(app, "rgb.rejected") == (None, 1.0)
-        await pilot.press("e")  # error detected: undefined -> 1
-        await pilot.pause()
-        assert human(o)[("0", "error_detected", "*")] is True
-        assert record_value(app, "rgb.error_detected") == (None, 1.0)
-        # a data file: no judge verdict, the reviewer's stands against none
-        assert "error yes (judge –)" in text_of(app.screen.query_one(VerdictBar))
-        await pilot.press("s")  # the answer part found in the response
-        await pilot.pause()
-        assert human(o)[("0", "part_matched", "p0")] is True
+        # a data file without predictions has no output to judge: "rejected", "error
+        # detected" and "answer part matched" are refused with the reason, nothing is
+        # written and the metrics stay undefined
+        before = events(o)
+        for key in ("x", "e", "s"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert "no prediction: no output for" in status(app), key
+        assert events(o) == before and human(o) == {}
+        assert record_value(app, "rgb.rejected") == (None, None)
+        assert record_value(app, "rgb.error_detected") == (None, None)
 
 
 async def test_rgb_noise_prediction_refuses_error_detected(tmp_path):
