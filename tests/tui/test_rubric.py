@@ -162,3 +162,19 @@ async def test_a_dataset_without_a_rubric_never_reads_the_annotators(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await press(pilot, "j", "j", "f", "z", "z", "b", "b")
         assert app.screen.review.rubric._dataset is None
+
+
+async def test_help_on_a_rubric_record_lists_no_fact_keys(tmp_path):
+    from ragreview.tui.screens.help import HelpScreen
+
+    o = imported(tmp_path, FIXTURES / "inspectorraget" / "clapnq_v1.json")
+    app = make_app(o)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = "\n".join(text_of(s) for s in app.screen.query("Static"))
+        assert "label: Next human metric" in shown and "Step human metric up" in shown
+        for other in ("Cycle fact label", "Split fact", "Add fact", "Toggle relevant"):
+            assert other not in shown, other

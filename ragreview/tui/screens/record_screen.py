@@ -539,4 +539,12 @@ class RecordScreen(ReviewJobs):
         self.query_one(MetricsBox).scroll_lines(lines)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(frozenset(self.review.keys), self.review.family_names))
+        review = self.review
+        self.app.push_screen(
+            HelpScreen(
+                frozenset(review.keys),
+                review.family_names,
+                editable=bool(review.editable),
+                families=review.families,
+            )
+        )
