@@ -51,10 +51,15 @@ def test_inspectorraget_record_at_80x24(tmp_path, session):  # noqa: F811
     assert record_rows(screen) >= 12, screen  # the compact panel leaves the record room
     tmux("send-keys", "-t", session, "M")  # the full panel: every metric
     screen = wait_for(session, "metrics panel: full", timeout=40)
+    full_rows = record_rows(screen)
     numbers_shown = panel(screen)
     for needle in NUMBERS:
         assert needle in numbers_shown, f"{needle!r} not in the panel:\n{screen}"
     assert "…" not in numbers_shown, screen
+    tmux("send-keys", "-t", session, "M")  # hidden: the record gets the panel's rows
+    screen = wait_for(session, "metrics panel: hidden", timeout=40)
+    assert record_rows(screen) - full_rows >= 12, screen
+    assert "a The document does not provide information about" in screen, screen
 
     tmux("send-keys", "-t", session, "End")
     deadline = time.monotonic() + 40
