@@ -178,3 +178,15 @@ async def test_help_on_a_rubric_record_lists_no_fact_keys(tmp_path):
         assert "label: Next human metric" in shown and "Step human metric up" in shown
         for other in ("Cycle fact label", "Split fact", "Add fact", "Toggle relevant"):
             assert other not in shown, other
+
+
+async def test_compact_panel_follows_the_active_human_metric(tmp_path):
+    o = imported(tmp_path, FIXTURES / "inspectorraget" / "clapnq_v1.json")
+    app = make_app(o, panel="compact")  # the app's default
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = text_of(app.screen.query_one(MetricsPanel)).splitlines()
+        assert len(lines) == 2 and lines[1].split()[0] == "fluency", lines
+        await press(pilot, "w")  # the next declared metric
+        lines = text_of(app.screen.query_one(MetricsPanel)).splitlines()
+        assert len(lines) == 2 and lines[1].split()[0] == "answer_relevance", lines

@@ -177,8 +177,9 @@ class RecordScreen(ReviewJobs):
             record, dataset, single = rubric.panel(human)
             counts = frozenset(rubric_panel.PREFIX + n for n in rubric.names) | single
             self.query_one(MetricsPanel).show(
-                record, dataset, hidden, (rubric_panel.PREFIX,), counts, single
-            )
+                record, dataset, hidden, (rubric_panel.PREFIX,), counts, single,
+                headline=rubric_panel.PREFIX + (rubric.active or ""),
+            )  # fmt: skip
         else:
             self.query_one(MetricsPanel).show(
                 metric_table.record_values(self.review.db, self.review.rowid),

@@ -133,13 +133,14 @@ class MetricsPanel(Static):
         counts: frozenset[str] = frozenset(),
         single: frozenset[str] = frozenset(),
         estimates: Mapping[str, Mapping[str, Any]] | None = None,
+        headline: str | None = None,
     ) -> None:
         """``prefixes``: the open record's families' metrics (others are not shown);
         while the judge is hidden, the dataset's judge values and deltas are too.
         ``single``: metrics no label moves (a file's automatic scores), shown as one value.
         ``estimates``: the corrected estimates from the review draw (docs/estimate.md),
         shown under the table (not while the judge is hidden: they use its values)."""
-        self._shown = (record, dataset, hidden_judge, prefixes, counts, single, estimates)
+        self._shown = (record, dataset, hidden_judge, prefixes, counts, single, estimates, headline)
         self.values = {
             "record": _pairs(record, hidden_judge, prefixes),
             "dataset": _pairs(dataset, hidden_judge, prefixes),
@@ -159,7 +160,7 @@ class MetricsPanel(Static):
         ]
         names.sort(key=lambda n: n in single)  # what a label moves first
         if self.compact:
-            names = _headlines(names, rec_rows)
+            names = _headlines(names, rec_rows, headline)
         # One family (the usual case): say it once in the heading and keep rows narrow.
         family = families.pop() if len(families) == 1 else None
         table = Table.grid(padding=(0, 1))
@@ -238,10 +239,13 @@ HEADLINES = (
 
 
 def _headlines(
-    names: list[str], record: Mapping[str, tuple[float | None, float | None]]
+    names: list[str],
+    record: Mapping[str, tuple[float | None, float | None]],
+    headline: str | None = None,
 ) -> list[str]:
-    """One name per family: its headline metric where shown, else its first the record
-    defines, else its first."""
+    """One name per family: ``headline`` (the rubric's active metric) or the family's
+    headline metric where the record defines it, else its first the record defines,
+    else its first."""
     out: dict[str, str] = {}
     for name in names:
         family = name.split(".", 1)[0]
@@ -249,7 +253,7 @@ def _headlines(
             continue
         own = [n for n in names if n.split(".", 1)[0] == family]
         defined = [n for n in own if any(v is not None for v in record.get(n, (None, None)))]
-        preferred = [h for h in HEADLINES if h in defined] or defined
+        preferred = [h for h in (headline, *HEADLINES) if h in defined] or defined
         out[family] = (preferred or own)[0]
     return list(out.values())
 
