@@ -56,6 +56,8 @@ def build_report(
     annotators = reviewer_layers.annotator_report(db, dataset)
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators
+        # and the reviewer's own values of them against each annotator and the aggregate
+        report["reviewer_vs_annotators"] = reviewer_layers.reviewer_vs_annotators(db, dataset)
     # the corrected headline numbers from the latest review draw (docs/estimate.md)
     report["estimate"] = estimates.dataset_estimates(db, dataset)
     points = agreement_report.metric_pairs(per_record)

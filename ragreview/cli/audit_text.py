@@ -137,7 +137,7 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
                  f"{boot['resamples']} resamples, seed {boot['seed']}; bold: interval "
                  "excludes 0", style="dim")
         )  # fmt: skip
-    if report.get("estimate"):
+    if report.get("estimate") and report["estimate"].get("metrics"):
         from .estimate_text import print_estimates
 
         print_estimates(report["estimate"], console)
@@ -148,12 +148,18 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
             ind["labels"], ind["multiclass"]))  # fmt: skip
     else:
         console.print(Text("independent agreement: no blind first pass recorded", style="dim"))
-    if "reviewers" in report:
+    if "reviewers" in report and report["reviewers"]["labels"]:  # (annotators alone: none)
         human = report["reviewers"]
         console.print(_reviewers_table(human))
         console.print(Text(f"{human['open_conflicts']} of {human['conflicts']} conflicts open"))
     if "annotators" in report:
         print_annotators(report["annotators"], console)
+        mine = report.get("reviewer_vs_annotators")
+        if mine:
+            print_reviewer_vs_annotators(mine, console)
+        else:
+            console.print(Text("no reviewed record has a value of yours for the file's human "
+                               "metrics: nothing to compare with its annotators", style="dim"))  # fmt: skip
     for warning in report["warnings"]:
         console.print(Text("warning: " + warning, style="yellow"))
 
@@ -189,6 +195,28 @@ def print_annotators(block: dict[str, Any], console: Console) -> None:
             cells.append("–" if got is None else f"{num(got['spearman'])} / {num(got['kendall'])}")
         corr.add_row(Text(auto), *cells)
     console.print(corr)
+
+
+def print_reviewer_vs_annotators(block: dict[str, Any], console: Console) -> None:
+    """Per metric, the reviewer against each annotator and the annotators' aggregate."""
+    table = Table(
+        title="You vs the file's annotators (quadratic weighted κ / Krippendorff's ordinal α)",
+        title_justify="left",
+    )
+    for column in ("metric", "against", "records", "κ_w", "α ordinal"):
+        table.add_column(column, justify="left" if column in ("metric", "against") else "right")
+    for name, stats in block.items():
+        rows = [(f"aggregate ({stats['aggregator']})", stats["aggregate"])]
+        rows += list(stats["annotators"].items())
+        for i, (against, s) in enumerate(rows):
+            table.add_row(
+                Text(name if i == 0 else ""),
+                Text(against),
+                num(s["n"]),
+                num(s["weighted_kappa"]),
+                num(s["alpha_ordinal"]),
+            )
+    console.print(table)
 
 
 def print_merge(into: str, summary: Any, agreement: dict[str, Any]) -> None:

@@ -181,6 +181,7 @@ def _summary(stats, config) -> str:
         f"{stats.labelled} labelled ({stats.cached} from cache), {stats.errors} errors, "
         f"{stats.skipped} skipped; {stats.requests} requests; "
         f"tokens {stats.prompt_tokens} in / {stats.completion_tokens} out{cost}"
+        + (f"; {stats.retry_summary()}" if stats.retries else "")
     )
 
 
@@ -197,18 +198,25 @@ def _progress_bar(total: int, config) -> Iterator[tuple[Callable, Callable]]:
         return
     with counting_bar("{task.fields[usage]}") as bar:
         task = bar.add_task("judging", total=total, usage="")
+        stats_seen: list = []  # the run's Stats, once the first record reported
 
         def update(stats) -> None:
+            if not stats_seen:
+                stats_seen.append(stats)
             usage = f"{stats.prompt_tokens + stats.completion_tokens} tokens"
             if config.price_in or config.price_out:
                 usage += f" ${stats.cost(config):.4f}"
             if stats.errors:
                 usage += f" {stats.errors} errors"
+            if stats.retries:  # a 429 or a 500 the run got past: still worth seeing
+                usage += f" {stats.retry_summary()}"
             # (replaces a wait shown by ``waiting``: a record finished since)
             bar.update(task, completed=stats.done + stats.skipped, usage=usage)
 
         def waiting(seconds: float, why: str) -> None:
             shown = printable(f"waiting {seconds:.0f} s ({why})", one_line=True)
+            if stats_seen and stats_seen[-1].retries:
+                shown += f" · {stats_seen[-1].retry_summary()}"
             bar.update(task, usage=shown)
 
         yield update, waiting

@@ -7,8 +7,10 @@ import json
 
 import click
 
+from ..core import where
+from ..core.errors import RagreviewError
 from ..core.safe_text import json_for_terminal, printable
-from ..store import estimates, review_draws, review_queries
+from ..store import browse, estimates, review_draws, review_queries
 from ..store import records as store_records
 from . import cli
 from .common import user_errors
@@ -39,6 +41,13 @@ target_option = click.option(
     help="Random seed [default: 0; sized by --target-halfwidth: the latest draw's].",
 )
 @target_option
+@click.option(
+    "--where",
+    "where_expr",
+    metavar="FILTER",
+    help="List only the drawn records matching FILTER: field=value terms and words, as "
+    "the review screen's / (model=gpt turn=3 judge.supported=false judge.fact=IR).",
+)
 @json_option
 @db_option
 @dataset_option
@@ -48,6 +57,7 @@ def queue(
     n: int | None,
     seed: int | None,
     target_halfwidth: float | None,
+    where_expr: str | None,
     as_json: bool,
     db: str | None,
     dataset: str | None,
@@ -62,6 +72,12 @@ def queue(
     """
     if target_halfwidth is not None and not target_halfwidth > 0:
         raise click.UsageError("--target-halfwidth must be positive")
+    query = None
+    if where_expr is not None:
+        try:
+            query = where.parse(where_expr)
+        except RagreviewError as err:
+            raise click.UsageError(f"--where: {err}") from None
     with user_errors():
         opened = open_target(path, db, dataset)
         shown = None
@@ -94,15 +110,23 @@ def queue(
             seed = 0 if seed is None else seed
             assert n is not None
             drawn = review_draws.draw(opened.db, opened.dataset, strategy, n, seed)
-        ids = review_queries.record_ids(opened.db, tuple(m.record for m in drawn.members))
-    for rid, member in zip(ids, drawn.members):
+        members = drawn.members
+        if query is not None:  # the draw is the draw; the filter only picks what is listed
+            flt = browse.ListFilter(text=query.text, where=query.conditions)
+            matching = set(browse.rowids(opened.db, opened.dataset, flt))
+            members = tuple(m for m in members if m.record in matching)
+        ids = review_queries.record_ids(opened.db, tuple(m.record for m in members))
+    for rid, member in zip(ids, members):
         if as_json:
             line = {"id": rid, "order": member.position, "inclusion": member.inclusion}
             click.echo(json_for_terminal(json.dumps(line, ensure_ascii=False)))
         else:
             click.echo(printable(rid, one_line=True))
+    matched = ""
+    if query is not None:
+        matched = f"; {len(ids)} of its {len(drawn.members)} match --where"
     click.echo(
-        f"draw {drawn.id}: {len(ids)} of {drawn.population} records ({strategy}, seed {seed}, "
-        f"expected {drawn.n}); review them in this order",
+        f"draw {drawn.id}: {len(drawn.members)} of {drawn.population} records ({strategy}, "
+        f"seed {seed}, expected {drawn.n}){matched}; review them in this order",
         err=True,
     )

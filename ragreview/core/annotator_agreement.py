@@ -241,3 +241,66 @@ def report(
             items.append((given, automatic))
         out[name] = metric_report(entry, items)
     return out
+
+
+# -- the reviewer against the file's annotators ------------------------------------------
+
+Reviewed = tuple[Mapping[str, Any], Mapping[str, Mapping[str, Any]], Mapping[str, Any]]
+
+
+def _compare(pairs: Sequence[tuple[float, float]], declared: Sequence[float]) -> dict[str, Any]:
+    """Two raters over the same records: quadratic weighted κ over the ordered values
+    (the declared ones and any other given), and Krippendorff's ordinal α."""
+    order = sorted(set(declared) | {v for p in pairs for v in p})
+    return {
+        "n": len(pairs),
+        "weighted_kappa": weighted_kappa(pairs, order) if pairs else None,
+        "alpha_ordinal": krippendorff_alpha_ordinal([list(p) for p in pairs]) if pairs else None,
+    }
+
+
+def reviewer_report(per_record: Sequence[Reviewed]) -> dict[str, Any]:
+    """Per declared human metric, the reviewer's own values against each annotator's
+    and against the annotators' aggregate (the metric's aggregator), over the records
+    where both gave one. ``per_record``: (rubric, {annotator: {metric: value}},
+    {metric: the reviewer's value}). Metrics the reviewer gave no value of are left out."""
+    declared: dict[str, Mapping[str, Any]] = {}
+    for rubric, _, _ in per_record:
+        for name, entry in rubric.items():
+            declared.setdefault(name, entry)
+    out: dict[str, Any] = {}
+    for name, entry in declared.items():
+        numeric = numeric_values(entry)
+        levels = sorted(numeric.values())
+        mine = [
+            (_number(own[name], numeric), layers)
+            for _, layers, own in per_record
+            if own.get(name) is not None
+        ]
+        if not mine:
+            continue
+        annotators = list(dict.fromkeys(who for _, layers in mine for who in layers))
+        against = {}
+        for who in annotators:
+            pairs = [
+                (value, _number(layers[who][name], numeric))
+                for value, layers in mine
+                if name in layers.get(who, {})
+            ]
+            if pairs:
+                against[who] = _compare(pairs, levels)
+        aggregator = str(entry.get("aggregator") or "average")
+        pairs = []
+        for value, layers in mine:
+            theirs = aggregate(
+                [layer[name] for layer in layers.values() if name in layer], aggregator, numeric
+            )
+            if theirs is not None:
+                pairs.append((value, theirs))
+        out[name] = {
+            "aggregator": aggregator,
+            "records": len(mine),
+            "annotators": against,
+            "aggregate": _compare(pairs, levels),
+        }
+    return out

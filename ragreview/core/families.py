@@ -306,7 +306,7 @@ RUBRIC = Family(
     "InspectorRAGet rubric",
     keys=(
         _toggle("next-metric", "w", "metric", record=RUBRIC_LABEL),
-        _toggle("step-up", "+", "higher", record=RUBRIC_LABEL),
+        _toggle("step-up", "+", "higher (from none: lowest)", record=RUBRIC_LABEL),
         _toggle("step-down", "-", "lower", record=RUBRIC_LABEL),
     ),
     item_labels={},

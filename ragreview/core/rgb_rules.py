@@ -55,3 +55,15 @@ def judge_says_not_addressed(evaluation: str) -> bool:
 
 def judge_says_identified(evaluation: str) -> bool:
     return any(phrase in evaluation for phrase in IDENTIFIED)
+
+
+# Labels that judge the model's output: a record without one (an RGB data file, no
+# prediction yet) has nothing they could be about.
+JUDGES_THE_OUTPUT = ("rejected", "error_detected", "part_matched")
+
+
+def refusal(record: Any, name: str) -> str | None:
+    """Why ``name`` cannot be set on ``record`` (None: it can)."""
+    if name in JUDGES_THE_OUTPUT and not record.response:
+        return f"no prediction: no output for {name} to judge"
+    return None

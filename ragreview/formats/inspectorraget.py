@@ -123,6 +123,12 @@ def rubric(metrics: list[Any]) -> dict[str, dict[str, Any]]:
             entry["kind"] = "choice"
             entry["choices"] = [v["value"] for v in values]
             entry["numeric"] = [finite(v.get("numeric_value")) for v in values]
+            shown = [v.get("display_value") for v in values]
+            if any(isinstance(d, str) and d != v["value"] for d, v in zip(shown, values)):
+                # the names the file gives its values (1 → "No"): the review screen's words
+                entry["names"] = [
+                    d if isinstance(d, str) else str(v["value"]) for d, v in zip(shown, values)
+                ]
         elif m.get("type") == "numerical":
             entry["kind"] = "number"
             if isinstance(m.get("range"), list) and len(m["range"]) >= 2:

@@ -14,7 +14,8 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE
-from . import run_layers
+from ..core.where import Condition
+from . import record_filter, run_layers
 from .records import dumps
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -34,6 +35,7 @@ class ListFilter:
     sample: bool = False  # only the records of the dataset's latest drawn sample
     runs_disagree: bool = False  # only records where two judge runs differ on an item
     queue: bool = False  # only the latest review draw (`ragreview queue`), in draw order
+    where: tuple[Condition, ...] = ()  # `field=value` terms (core.where), all must hold
 
     def describe(self) -> str:
         parts = [self.status or "all"]
@@ -49,6 +51,7 @@ class ListFilter:
             parts.append("queue")
         if self.task:
             parts.append(f"task={self.task}")
+        parts.extend(c.describe() for c in self.where)
         if self.text:
             parts.append(f"/{self.text}")
         if self.sort == "delta":
@@ -65,6 +68,7 @@ class ListRow:
     task: str | None
     disagrees: bool
     has_note: bool
+    question: str | None = None  # its first words tell records apart in the list
 
 
 def _defaults_sql() -> str:
@@ -110,6 +114,10 @@ def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
     if flt.text:
         where.append("(instr(lower(r.id), lower(?)) > 0 OR instr(lower(r.data), lower(?)) > 0)")
         params += [flt.text, flt.text]
+    for cond in flt.where:
+        clause, more = record_filter.condition_sql(cond)
+        where.append(clause)
+        params += more
     if flt.disagreement:
         where.append(DISAGREES)
     if flt.conflicts:
@@ -171,13 +179,31 @@ def rows(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, ListRow]:
         return {}
     marks = ",".join("?" * len(ids))
     return {
-        rowid: ListRow(rowid, position, rid, status, task, bool(disagrees), note is not None)
-        for rowid, position, rid, status, task, note, disagrees in db.conn.execute(
-            f"SELECT r.rowid, r.position, r.id, r.status, r.task, r.note, {DISAGREES} "
+        rowid: ListRow(
+            rowid,
+            position,
+            rid,
+            status,
+            task,
+            bool(disagrees),
+            note is not None,
+            question if isinstance(question, str) else None,
+        )  # fmt: skip
+        for rowid, position, rid, status, task, note, disagrees, question in db.conn.execute(
+            f"SELECT r.rowid, r.position, r.id, r.status, r.task, r.note, {DISAGREES}, "
+            "substr(json_extract(r.data, '$.question'), 1, 200) "
             f"FROM records r WHERE r.rowid IN ({marks})",
             list(ids),
         )
     }
+
+
+def id_range(db: sqlite_utils.Database, dataset: str) -> tuple[str, str]:
+    """The dataset's smallest and largest record id (their common prefix is every id's)."""
+    row = db.conn.execute(
+        "SELECT min(id), max(id) FROM records WHERE dataset = ?", (dataset,)
+    ).fetchone()
+    return (row[0] or "", row[1] or "") if row else ("", "")
 
 
 def disagreeing(db: sqlite_utils.Database, dataset: str) -> set[int]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
+from ..core.rgb_rules import refusal
 from . import item_edits, metric_rows
 from .db import write
 from .events import append_event
@@ -157,6 +158,9 @@ def set_label(
     if value is None:
         resolved = check_label_target(stored.record, name, target)
     else:
+        why = refusal(stored.record, name)
+        if why is not None:  # e.g. RGB judgements on a data file without predictions
+            raise RagreviewError(f"record {stored.record.id!r}: {why}")
         resolved, value = check_label(stored.record, name, target, value)
     with write(db.conn) as conn:
         event = apply_change(

@@ -149,6 +149,31 @@ def annotator_report(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] 
     return report(per_record) if per_record else None
 
 
+def reviewer_vs_annotators(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] | None:
+    """The reviewer's own values of the file's human metrics against its annotators'
+    (``core.annotator_agreement.reviewer_report``), over records marked reviewed; None
+    when no reviewed record has a value of the reviewer's."""
+    from ..core.annotator_agreement import reviewer_report
+
+    own: dict[int, dict[str, Any]] = {}
+    for rowid, name, value in db.conn.execute(
+        "SELECT h.record, h.name, h.value FROM human_labels h JOIN records r ON "
+        "r.rowid = h.record WHERE r.dataset = ? AND r.status = 'reviewed' AND h.target = '*'",
+        (dataset,),
+    ):
+        own.setdefault(rowid, {})[name] = loads(value)
+    if not own:
+        return None
+    per_record = []
+    for rowid, data, given in layers(db, dataset):
+        if rowid in own:
+            rubric = loads(data).get("rubric")
+            if isinstance(rubric, dict) and rubric:
+                per_record.append((rubric, given, own[rowid]))
+    found = reviewer_report(per_record) if per_record else {}
+    return found or None
+
+
 def of_record(db: sqlite_utils.Database, rowid: int) -> list[tuple[str, str, Any, str | None]]:
     """(reviewer, label name, value, reason) of the record's record-level reviewer
     labels, in the order the reviewers were first seen."""

@@ -141,14 +141,21 @@ ACTIONS: tuple[ReviewAction, ...] = (
         title="Edit fact / statement", help="Rewrite the text of the fact or statement under the cursor.",
     ),
     ReviewAction(
-        id="split-item", keys="S,shift+s", display="S", action="items('split')",
+        # `|`, the character the prompt cuts at (not `S`: the fact labels read S/NS/IR)
+        id="split-item", keys="vertical_line", display="|", action="items('split')",
         namespace="edit", title="Split fact / statement",
-        help="Cut the fact or statement under the cursor in two or more at each |.",
+        help="Cut the fact or statement under the cursor in two or more at each | you type.",
     ),
     ReviewAction(
         id="revert-label", keys="backspace", display="⌫", action="revert", namespace="edit",
         title="Revert to judge",
-        help="Drop your labels on the item under the cursor (else on the verdicts); the judge's show again.",
+        help="Drop your labels on the item under the cursor, else your verdict under the "
+        "verdict cursor (▸: the last one you set; w on a rubric); the judge's show again.",
+    ),
+    ReviewAction(
+        id="revert-record", keys="X,shift+x", display="X", action="revert_record",
+        namespace="edit", title="Revert the whole record",
+        help="Drop every label of yours on the record (asks first); one ^z brings them back.",
     ),
     ReviewAction(
         id="add-reason", keys="R,shift+r", display="R", action="reason", namespace="edit",
@@ -249,9 +256,16 @@ ACTIONS: tuple[ReviewAction, ...] = (
     ),
     ReviewAction(
         # terminals with the kitty protocol send shift+m
-        id="toggle-metrics-size", keys="M,shift+m", display="M", action="metrics_expand",
-        namespace="view", title="Expand / shrink metrics",
-        help="Give the metrics panel two thirds of the screen, or back to a third (10 lines at 80×24).",
+        id="metrics-panel", keys="M,shift+m", display="M", action="metrics_cycle",
+        namespace="view", title="Metrics panel: compact / full / hidden",
+        help="Step the metrics panel: compact (one headline per family), full (every "
+        "metric, up to a third of the screen), hidden.",
+    ),
+    ReviewAction(
+        id="toggle-turns", keys="o", action="toggle_turns", namespace="view",
+        title="Unfold / fold earlier turns",
+        help="Earlier conversation turns in full, or one line each (the judged turn and "
+        "its response come first).",
     ),
     ReviewAction(
         id="metrics-scroll-up", keys="left_curly_bracket", display="{",

@@ -24,6 +24,7 @@ CHECKPOINT_EVERY_S = 2.0
 class RagreviewApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "ragreview"
+    panel_mode = "compact"  # the metrics panel's first mode (`M` steps it)
 
     def __init__(
         self,

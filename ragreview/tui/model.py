@@ -16,6 +16,7 @@ from ..core import families as fam
 from ..core.keys import cell_key, context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
+from ..core.rgb_rules import refusal
 from ..services import labels, run_reasons
 from ..store import browse, history, item_edits, judge_store, metric_rows, run_layers
 from ..store import records as store_records
@@ -191,6 +192,7 @@ class Review:
         self._effective: dict[str, dict[str, Value]] = {}
         self._total: int | None = None
         self.rubric = RubricView(db, dataset)  # human metrics a record declares itself
+        self.last_step: history.Event | None = None  # the latest undo / redo
 
     # -- the open record --------------------------------------------------------------
 
@@ -207,7 +209,8 @@ class Review:
         rec = self.stored.record
         self.families = fam.families_of(rec, (self.stored.judge, self.stored.human))
         self.items = self._items(rec)
-        self.revealed = not self.blind
+        # blind: the judge shows again once the record is marked reviewed
+        self.revealed = not self.blind or self.stored.status == "reviewed"
         self.rubric.open(rec, rowid)  # its metrics exactly when the rubric family applies
         self._declare(rec)
 
@@ -303,6 +306,9 @@ class Review:
         labels = self.keys.get(action)
         if not labels:
             raise Refused(f"not on this record ({self.family_names})")
+        why = next((w for n in labels.values() if (w := refusal(self.stored.record, n))), None)
+        if why is not None:  # a label that cannot apply here (RGB without a prediction)
+            raise Refused(why)
         if "record" in labels:
             return KeyTarget(labels["record"], "*", None)
         item = self.items[item_index] if item_index is not None and self.items else None
@@ -458,6 +464,7 @@ class Review:
         """Undo (or redo) this session's latest change; the rowid it touched."""
         step = history.redo if redo else history.undo
         event = step(self.db, self.reviewer, self.session)
+        self.last_step = event  # what it changed, for the status line
         if event is None:
             return None
         rowid = store_records.find(self.db, event.record, event.dataset).rowid

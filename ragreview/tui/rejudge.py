@@ -38,11 +38,12 @@ def rejudge(db_path: str, rowid: int, model: str, base: Defaults, **options: Any
     db = open_database(db_path)
     try:
         _run, stats = rejudge_record(db, rowid, model, base.base_url, base.task, **options)
+        retried = f" after {stats.retry_summary()}" if stats.retries else ""
         if stats.errors:
             errors = judge_store.iter_errors(db, record=rowid, unresolved=True)
             why = errors[-1].message if errors else "see ragreview log"
-            raise RejudgeFailed(f"the judge gave no labels: {why}")
-        return f"re-judged with {model}"
+            raise RejudgeFailed(f"the judge gave no labels{retried}: {why}")
+        return f"re-judged with {model}{retried}"
     finally:
         db.conn.close()
 

@@ -48,6 +48,8 @@ class RubricLine:
     annotators: tuple[tuple[str, str], ...]  # (letter, value shown)
     scale: str  # the declared values in order (``1 2 3 4``) or the range (``0–100``)
     active: bool
+    shown: str = ""  # the reviewer's value with its declared name (``3 Mostly Yes``)
+    meaning: str = ""  # the metric's description from the file (shown when active)
 
 
 class _Dataset:
@@ -142,13 +144,33 @@ class RubricView:
         self.active = self.names[(at + 1) % len(self.names)]
         return self.active
 
+    def value_name(self, name: str, value: Any) -> str:
+        """A value with the name the file declares for it: ``3 Mostly Yes``."""
+        if value is None:
+            return "–"
+        names = core_rubric.entry(self.record, name).get("names") if self.record else None
+        spec = declared(self.record, name)
+        if isinstance(names, list) and spec is not None and value in spec.choices:
+            named = names[spec.choices.index(value)]
+            if isinstance(named, str) and named != show_value(value):
+                return f"{show_value(value)} {named}"
+        return show_value(value)
+
+    def meaning(self, name: str) -> str:
+        """The metric's description from the file (InspectorRAGet's ``description``)."""
+        if self.record is None:
+            return ""
+        meaning = core_rubric.entry(self.record, name).get("meaning")
+        return meaning if isinstance(meaning, str) and meaning != name else ""
+
     def scale(self, name: str) -> str:
         assert self.record is not None
         spec = declared(self.record, name)
         if spec is None:
             return ""
         if spec.kind == "choice":
-            return " ".join(show_value(c) for c in spec.choices)
+            sep = " · " if any(" " in self.value_name(name, c) for c in spec.choices) else " "
+            return sep.join(self.value_name(name, c) for c in spec.choices)
         low, high = spec.bounds or (None, None)
         return f"{show_value(low)}–{show_value(high)}" if spec.bounds else "a number"
 
@@ -179,6 +201,8 @@ class RubricView:
                     annotators,
                     self.scale(name),
                     name == self.active,
+                    self.value_name(name, mine.get("*")),
+                    self.meaning(name),
                 )
             )
         return out

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from ragreview.core.label_items import task_family
 from ragreview.core.labels import CATALOGUE, SUPPORT_TOKENS, LabelSpec, effective
 from ragreview.core.record import Record
+from ragreview.core.rgb_rules import refusal
 from ragreview.store import history, open_database
 from ragreview.store import records as store_records
 
@@ -108,9 +109,14 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], tuple
 
 
 def _labels_for(record: Record) -> list[LabelSpec]:
-    """The family's labels that have a target on ``record``."""
+    """The family's labels that have a target on ``record`` and that it can take (the
+    store refuses RGB's judgements of the output on a record without a prediction)."""
     family = task_family(record.task)
-    return [s for s in FAMILY_LABELS.get(family or "", []) if record.targets(s.target)]
+    return [
+        s
+        for s in FAMILY_LABELS.get(family or "", [])
+        if record.targets(s.target) and refusal(record, s.name) is None
+    ]
 
 
 def _values(spec: LabelSpec, record: Record) -> st.SearchStrategy[Any]:

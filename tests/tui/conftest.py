@@ -35,8 +35,12 @@ def write_records(tmp_path: Path, records: Iterable[dict], name: str = "hand") -
     return path
 
 
-def make_app(o, reviewer: str = "alice", blind: bool = False) -> RagreviewApp:
-    return RagreviewApp(o.db, o.dataset, reviewer, blind=blind, session="test")
+def make_app(o, reviewer: str = "alice", blind: bool = False, panel: str = "full") -> RagreviewApp:
+    """The app; its metrics panel opens ``full`` (every metric, as the tests of the
+    numbers read it) unless ``panel`` says otherwise (the app's default: compact)."""
+    app = RagreviewApp(o.db, o.dataset, reviewer, blind=blind, session="test")
+    app.panel_mode = panel
+    return app
 
 
 def text_of(widget) -> str:

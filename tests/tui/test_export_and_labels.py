@@ -131,40 +131,48 @@ async def test_shift_u_cycles_underspecified_and_g_sets_the_rating(tmp_path):
         assert "rating 4" in text_of(bar) and "judge" not in text_of(bar).split("rating")[1]
 
 
-async def test_metrics_panel_scrolls_by_key_and_grows_with_the_terminal(tmp_path):
+async def test_metrics_panel_cycles_compact_full_hidden_and_scrolls(tmp_path):
     o = opened(write_records(tmp_path, [MTRAG]))
-    app = make_app(o)
+    app = make_app(o, panel="compact")  # the app's default
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         box = app.screen.query_one(MetricsBox)
         panel = app.screen.query_one(MetricsPanel)
-        lines = text_of(panel).splitlines()  # every row, heading first
+        sentences = app.screen.sentences
+        # compact (the default): the family's heading and its headline metric, which
+        # the record defines (rb_agg is undefined here, so the first one defined)
+        lines = text_of(panel).splitlines()
+        assert len(lines) == 2 and lines[1].split()[0] == "answerability_accuracy", lines
+        assert box.outer_size.height == 3  # the border, the heading, one metric
+        compact_rows = sentences.size.height
+        assert compact_rows >= 12
+        await pilot.press("M")  # full: every metric, up to two thirds of the screen
+        await pilot.pause()
+        lines = text_of(panel).splitlines()
         assert len(lines) == len(panel.values["record"]) + 1 > 10
-        assert box.outer_size.height == 10 and box.scroll_y == 0
-        visible = box.scrollable_content_region.height  # 9: the border takes a line
-
-        def bottom_line() -> str:
-            return lines[int(box.scroll_y) + visible - 1]
-
+        assert box.outer_size.height == min(len(lines) + 1, 16)
+        assert "metrics panel: full" in str(app.screen.query_one("#status").render())
+        await pilot.press("M")  # hidden: the record gets the panel's rows
+        await pilot.pause()
+        assert not box.display and sentences.size.height == compact_rows + 3
+        await pilot.press("M")
+        await pilot.pause()
+        assert box.display and box.outer_size.height == 3
+    app = make_app(o)
+    async with app.run_test(size=(80, 18)) as pilot:  # full, on a short terminal: it scrolls
+        await pilot.pause()
+        box = app.screen.query_one(MetricsBox)
+        panel = app.screen.query_one(MetricsPanel)
+        lines = text_of(panel).splitlines()
+        assert box.outer_size.height == 12 and box.scroll_y == 0
+        visible = box.scrollable_content_region.height  # the border takes a line
         await pilot.press("right_curly_bracket")
         await pilot.pause()
         assert box.scroll_y == 3
-        await pilot.press("right_curly_bracket", "right_curly_bracket")
+        await pilot.press(*["right_curly_bracket"] * 3)
         await pilot.pause()
         assert box.scroll_y == box.max_scroll_y == len(lines) - visible  # stops at the end
-        assert bottom_line().split()[0] == "rouge_l"  # the last metric is now on screen
-        await pilot.press("left_curly_bracket", "left_curly_bracket", "left_curly_bracket")
+        assert lines[int(box.scroll_y) + visible - 1].split()[0] == "rouge_l"
+        await pilot.press(*["left_curly_bracket"] * 4)
         await pilot.pause()
         assert box.scroll_y == 0
-        await pilot.press("M")  # expanded: two thirds of 24 lines, everything fits
-        await pilot.pause()
-        assert box.outer_size.height == len(lines) + 1 and box.max_scroll_y == 0
-        assert app.screen.sentences.size.height > 0
-        await pilot.press("M")
-        await pilot.pause()
-        assert box.outer_size.height == 10
-    app = make_app(o)
-    async with app.run_test(size=(120, 60)) as pilot:  # a third of 60 lines
-        await pilot.pause()
-        box = app.screen.query_one(MetricsBox)
-        assert box.outer_size.height == min(len(lines) + 1, 20)

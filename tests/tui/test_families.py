@@ -103,21 +103,17 @@ async def test_rgb_counterfactual_data_file_keys(tmp_path):
         applicable = ("toggle-rejected", "toggle-error-detected", "toggle-supported")
         await press_refused(app, pilot, o, others(*applicable))
         assert app.screen.sentences.item.key == "p0"  # the answer part comes first
-        # a data file without predictions has nothing for the judge to score: its values
-        # are undefined (None); the reviewer's verdicts make them defined
-        await pilot.press("x")  # rejected: undefined -> 1
-        await pilot.pause()
-        assert human(o) == {("0", "rejected", "*"): True}
-        assert record_value(app, "rgb.rejected") == (None, 1.0)
-        await pilot.press("e")  # error detected: undefined -> 1
-        await pilot.pause()
-        assert human(o)[("0", "error_detected", "*")] is True
-        assert record_value(app, "rgb.error_detected") == (None, 1.0)
-        # a data file: no judge verdict, the reviewer's stands against none
-        assert "error yes (judge –)" in text_of(app.screen.query_one(VerdictBar))
-        await pilot.press("s")  # the answer part found in the response
-        await pilot.pause()
-        assert human(o)[("0", "part_matched", "p0")] is True
+        # a data file without predictions has no output to judge: "rejected", "error
+        # detected" and "answer part matched" are refused with the reason, nothing is
+        # written and the metrics stay undefined
+        before = events(o)
+        for key in ("x", "e", "s"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert "no prediction: no output for" in status(app), key
+        assert events(o) == before and human(o) == {}
+        assert record_value(app, "rgb.rejected") == (None, None)
+        assert record_value(app, "rgb.error_detected") == (None, None)
 
 
 async def test_rgb_noise_prediction_refuses_error_detected(tmp_path):
@@ -295,7 +291,7 @@ async def test_facts_add_delete_edit_split_are_undoable_events(tmp_path):
         await pilot.pause()
         assert human(o)[(rid, "fact", "f36")] == "S"
         assert precision() == pytest.approx(8 / 27)
-        await pilot.press("S", "ctrl+u", *"He acts|on stage", "enter")
+        await pilot.press("vertical_line", "ctrl+u", *"He acts|on stage", "enter")
         await pilot.pause()
         assert [f[:2] for f in facts_of(o, rid)[1:3]] == [["f36", "He acts"], ["f37", "on stage"]]
         assert "He acts" in text_of(app.screen.sentences.rows[1])
@@ -311,7 +307,7 @@ async def test_item_edit_keys_refused_where_there_are_no_facts(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         before = events(o)
-        for key in ("A", "D", "E", "S"):
+        for key in ("A", "D", "E", "vertical_line"):
             await pilot.press(key)
             await pilot.pause()
             assert not isinstance(app.screen, PromptScreen)
@@ -385,7 +381,7 @@ async def test_ragas_statements_contexts_and_their_reasons(tmp_path):
         assert human(o)[("1", "context_useful", "c1")] is True
         assert record_value(app, "ragas.context_precision")[1] == pytest.approx(1.0)
         await goto(app, pilot, "s1")
-        await pilot.press("S", "ctrl+u", *"The tower|is in Paris", "enter")
+        await pilot.press("vertical_line", "ctrl+u", *"The tower|is in Paris", "enter")
         await pilot.pause()
         statements = json.loads(o.db.conn.execute("SELECT data FROM records").fetchone()[0])[
             "statements"

@@ -47,11 +47,16 @@ async def test_rubric_keys(tmp_path, name):
         screen = app.screen
         assert screen.review.stored.id == FIRST
         assert "  rubric " in text_of(screen.query_one(ReviewHeader))
-        assert text_of(screen.query_one(KeyBar)).startswith(" w metric  + higher  - lower │")
+        assert text_of(screen.query_one(KeyBar)).startswith(
+            " w metric  + higher (from none: lowest)  - lower │"
+        )
         await press_refused(app, pilot, o, others(*RUBRIC_KEYS))
         bar = text_of(screen.query_one(VerdictBar))
         assert "annotators · A 46542882 · B 46544861 · C 47200615" in bar
-        assert "▸fluency – · A 4 · B 3 · C 4 · of 1 2 3 4" in bar
+        # the declared value names (display_value) and the metric's description
+        assert "▸fluency – · A 4 · B 3 · C 4" in bar
+        assert "of 1 No · 2 Mostly No · 3 Mostly Yes · 4 Yes" in bar
+        assert "The response is coherent, natural, and not dismissive." in bar
         assert " faithfulness – · A 1 · B 1 · C 4" in bar
         assert " win-rate – · A 0 · B 100 · C 100" in bar
         # the annotators' reasons, under the record's top, hidden with z
@@ -71,14 +76,18 @@ async def test_rubric_keys(tmp_path, name):
         assert record_value(app, "rubric.fluency") == (4.0, 3.0)
         assert dataset_value(app, "rubric.fluency") == (1547 / 394, pytest.approx(1546 / 394))
         panel = text_of(screen.query_one(MetricsPanel))
-        assert "4→3 -1.000" in panel and "3.926→3.924 -0.003" in panel
-        assert "▸fluency 3 · A 4" in text_of(screen.query_one(VerdictBar))
+        assert "4→3 -1 " in panel and "3.926→3.924 -0.003" in panel
+        assert "▸fluency 3 Mostly Yes · A 4" in text_of(screen.query_one(VerdictBar))
+        assert status(app).strip() == "fluency: 3 Mostly Yes"
         await press(pilot, "plus")
         assert human(o)[(FIRST, "fluency", "*")] == "4"
         before = events(o)
         await press(pilot, "plus")  # already 4, the highest: nothing written
         assert events(o) == before
-        assert "fluency: already the highest value (1 2 3 4)" in status(app)
+        assert (
+            "fluency: already the highest value (1 No · 2 Mostly No · 3 Mostly Yes · 4 Yes)"
+            in status(app)
+        )
 
         await press(pilot, "w", "w")  # fluency -> answer_relevance -> faithfulness
         assert "▸faithfulness –" in text_of(screen.query_one(VerdictBar))
@@ -89,7 +98,7 @@ async def test_rubric_keys(tmp_path, name):
             1188 / 364,
             pytest.approx(1189 / 364),
         )
-        assert "1→2 +1.000" in text_of(screen.query_one(MetricsPanel))
+        assert "1→2 +1 " in text_of(screen.query_one(MetricsPanel))
         # R: a reason on the active metric's value, kept on its event
         await press(pilot, "R")
         assert isinstance(app.screen, PromptScreen)
@@ -153,3 +162,31 @@ async def test_a_dataset_without_a_rubric_never_reads_the_annotators(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await press(pilot, "j", "j", "f", "z", "z", "b", "b")
         assert app.screen.review.rubric._dataset is None
+
+
+async def test_help_on_a_rubric_record_lists_no_fact_keys(tmp_path):
+    from ragreview.tui.screens.help import HelpScreen
+
+    o = imported(tmp_path, FIXTURES / "inspectorraget" / "clapnq_v1.json")
+    app = make_app(o)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = "\n".join(text_of(s) for s in app.screen.query("Static"))
+        assert "label: Next human metric" in shown and "Step human metric up" in shown
+        for other in ("Cycle fact label", "Split fact", "Add fact", "Toggle relevant"):
+            assert other not in shown, other
+
+
+async def test_compact_panel_follows_the_active_human_metric(tmp_path):
+    o = imported(tmp_path, FIXTURES / "inspectorraget" / "clapnq_v1.json")
+    app = make_app(o, panel="compact")  # the app's default
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = text_of(app.screen.query_one(MetricsPanel)).splitlines()
+        assert len(lines) == 2 and lines[1].split()[0] == "fluency", lines
+        await press(pilot, "w")  # the next declared metric
+        lines = text_of(app.screen.query_one(MetricsPanel)).splitlines()
+        assert len(lines) == 2 and lines[1].split()[0] == "answer_relevance", lines

@@ -102,6 +102,9 @@ def test_delta_shows_tiny_dataset_moves_and_hides_float_noise():
 
     assert delta(0.25, 0.5) == "+0.250"
     assert delta(1.0, 0.0) == "-1.000"
-    assert delta(0.071, 0.071 + 2.2e-7) == "+2e-07"  # one label among 100,000 records
+    # one label among 100,000 records: fixed-point like every other number in the panel
+    assert delta(0.071, 0.071 + 2.2e-7) == "+0.0000002"
+    assert delta(0.0, -6e-05) == "-0.00006"
+    assert delta(3, 4, count=True) == "+1"  # a count moves by whole numbers
     assert delta(0.5, 0.5 + 1e-15) == ""  # running-sum rounding, not a change
     assert delta(None, 0.5) == ""

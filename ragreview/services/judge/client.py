@@ -71,6 +71,16 @@ class Stats:
     skipped: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    retries: int = 0  # requests tried again (a 429, a 500, a timeout, a malformed reply)
+    # why, as the progress shows it: {"429": 2, "500": 1, "timeout": 1}
+    retried: dict[str, int] = field(default_factory=dict)
+
+    def retry_summary(self) -> str:
+        """``3 retries (429 ×2, 500 ×1)``; empty without retries."""
+        if not self.retries:
+            return ""
+        why = ", ".join(f"{k} ×{n}" for k, n in sorted(self.retried.items()))
+        return f"{self.retries} {'retry' if self.retries == 1 else 'retries'} ({why})"
 
     def cost(self, config: JudgeConfig) -> float:
         return (
@@ -78,7 +88,7 @@ class Stats:
         ) / 1e6
 
     def as_dict(self) -> dict[str, int]:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if isinstance(v, int)}
 
 
 def api_key(config: JudgeConfig) -> str:
@@ -170,6 +180,20 @@ def scrub(text: str, config: JudgeConfig) -> str:
     messages are stored and printed, the key must never be."""
     key = os.environ.get(config.api_key_env)
     return text.replace(key, "***") if key and len(key) >= 4 else text
+
+
+def _cause(err: Exception) -> str:
+    """A retry's cause in a word: the HTTP status, else ``timeout`` / ``connection`` /
+    ``malformed``."""
+    code = getattr(err, "status_code", None)
+    if isinstance(code, int):
+        return str(code)
+    name = type(err).__name__
+    if "Timeout" in name:
+        return "timeout"
+    if "Connection" in name:
+        return "connection"
+    return "malformed"
 
 
 def _classify(err: Exception) -> tuple[str, float | None, str]:
@@ -298,6 +322,9 @@ async def chat(
             if action == "fail" or attempt >= config.max_retries:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise RequestFailed(f"{text}{tries}") from None
+            stats.retries += 1
+            cause = _cause(err)
+            stats.retried[cause] = stats.retried.get(cause, 0) + 1
             delay = backoff_delay(attempt, wait, config)
             if on_wait is not None and delay >= SHOWN_WAIT:
                 on_wait(delay, text)

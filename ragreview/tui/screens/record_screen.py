@@ -5,6 +5,7 @@ blind mode. ``ReviewScreen`` adds the label keys on top.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from array import array
 from dataclasses import replace
@@ -14,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
+from ...core import where
 from ...core.errors import RagreviewError, RecordError
 from ...store import browse, estimates, metric_rows, metric_table, review_draws
 from .. import actions, review_queue
@@ -29,6 +31,25 @@ from ..widgets.verdict_bar import VerdictBar
 from .help import HelpScreen
 from .jobs import ReviewJobs
 from .prompt import PromptScreen
+
+
+def _describe_step(word: str, event) -> str:
+    """``undone: relevant 0a on covid-1 (now ✗, the judge's)``: what a step changed."""
+    if event is None:
+        return f"{word} done"
+    done = {"undo": "undone", "redo": "redone"}[word]
+    if event.name.startswith("_"):  # a fact / statement list edit
+        return f"{done}: the {event.name[1:].replace('_', ' ')} edit on {event.record}"
+    now = "the judge's" if event.new is None else json.dumps(event.new, ensure_ascii=False)
+    return f"{done}: {event.name} {event.target} on {event.record} (now {now})"
+
+
+def _terms(flt: browse.ListFilter) -> str:
+    """The filter as typed after ``/``: its ``field=value`` terms, then its words."""
+    return " ".join([*(c.describe() for c in flt.where), *([flt.text] if flt.text else [])])
+
+
+_NEXT_MODE = {"compact": "full", "full": "hidden", "hidden": "compact"}
 
 # Keys besides the record's label keys that the footer always names.
 COMMON_FOOTER = ("review-next", "toggle-blind", "help")
@@ -47,6 +68,7 @@ class RecordScreen(ReviewJobs):
         super().__init__(review)
         # the other reviewers of a served DB: their leases and commits
         self.others = others or OtherReviewers(review)
+        self.verdict_cursor: str | None = None  # the verdict ⌫ reverts: the last one set
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -63,6 +85,10 @@ class RecordScreen(ReviewJobs):
         """One line at the bottom (toasts would cover the metrics panel)."""
         self.query_one(StatusLine).say(message, severity)
 
+    def on_key(self, event: events.Key) -> None:
+        """A key ends the previous message (runs before the key's own action)."""
+        self.query_one(StatusLine).clear()
+
     @property
     def records(self) -> RecordList:
         return self.query_one(RecordList)
@@ -75,6 +101,7 @@ class RecordScreen(ReviewJobs):
         self.query_one(MetricsBox).fit(event.size.height)
 
     def on_mount(self) -> None:
+        self.query_one(MetricsBox).set_mode(getattr(self.app, "panel_mode", "compact"))
         self.query_one(MetricsBox).fit(self.app.size.height)
         # The list's first rows only: the whole list comes right after the first refresh
         # (_load_whole_list), so the first record is drawn before anything proportional
@@ -107,6 +134,8 @@ class RecordScreen(ReviewJobs):
         if holder is not None:
             self.notify(f"{holder} has this record open", severity="warning")
         self.review.open(rowid)
+        self.verdict_cursor = None
+        self.records.blind = self.review.blind
         self.sentences.show(self.review, self.review.first_cursor() if cursor is None else cursor)
         self.records.show(rowid)
         self.refresh_record()
@@ -150,14 +179,16 @@ class RecordScreen(ReviewJobs):
             hidden,
             rubric.lines(human, hidden) if rubric.names else None,
             rubric.letters() if rubric.names and not hidden else None,
+            active=self.verdict_cursor,
         )
         block = estimates.dataset_estimates(self.review.db, self.review.dataset)
         if rubric.names:  # declared human metrics: the annotators' aggregate → yours
             record, dataset, single = rubric.panel(human)
             counts = frozenset(rubric_panel.PREFIX + n for n in rubric.names) | single
             self.query_one(MetricsPanel).show(
-                record, dataset, hidden, (rubric_panel.PREFIX,), counts, single
-            )
+                record, dataset, hidden, (rubric_panel.PREFIX,), counts, single,
+                headline=rubric_panel.PREFIX + (rubric.active or ""),
+            )  # fmt: skip
         else:
             self.query_one(MetricsPanel).show(
                 metric_table.record_values(self.review.db, self.review.rowid),
@@ -279,8 +310,18 @@ class RecordScreen(ReviewJobs):
             return
         self.open_record(self.records.ids[index])
 
+    def _blind_refuses(self, what: str) -> bool:
+        """Disagreements and deltas show the judge: not while its labels are hidden."""
+        if self.review.blind:
+            self.notify(
+                f"{what}: not in blind mode (it would show the judge's labels; "
+                "^p: Leave blind mode)"
+            )
+            return True
+        return False
+
     def action_next_disagreement(self) -> None:
-        if self.review.stored is None:
+        if self.review.stored is None or self._blind_refuses("next disagreement"):
             return
         rows = self.sentences.rows
         for index in range(self.sentences.cursor + 1, len(rows)):
@@ -305,8 +346,8 @@ class RecordScreen(ReviewJobs):
     # -- filters ------------------------------------------------------------------------
 
     def _apply_filter(self, flt: browse.ListFilter, ids: array | None = None) -> None:
-        if flt.text and ids is None:  # a text search reads every record: off the UI thread
-            self.notify(f"searching for {flt.text!r}…")
+        if (flt.text or flt.where) and ids is None:  # reads every record: off the UI thread
+            self.notify(f"searching: {_terms(flt)}…")
             self._search(browse.database_path(self.review.db), flt)
             return
         self.records.load(flt, ids)
@@ -316,6 +357,10 @@ class RecordScreen(ReviewJobs):
             self.open_record(self.records.ids[0])
         else:
             self.notify("no record matches this filter", severity="warning")
+            self.refresh_header()
+            return
+        if flt.text or flt.where:
+            self.notify(f"{len(self.records.ids)} records match {_terms(flt)}")
         self.refresh_header()
 
     def action_filter(self, kind: str) -> None:
@@ -324,6 +369,8 @@ class RecordScreen(ReviewJobs):
             self._apply_filter(browse.ListFilter(sort=flt.sort))
         elif kind in ("disagreement", "conflicts", "sample", "runs_disagree"):
             on = not getattr(flt, kind)
+            if on and kind in ("disagreement", "runs_disagree") and self._blind_refuses(kind):
+                return
             if (
                 on
                 and kind == "sample"
@@ -345,16 +392,31 @@ class RecordScreen(ReviewJobs):
 
     def action_sort_delta(self) -> None:
         flt = self.records.filter
+        if flt.sort != "delta" and self._blind_refuses("sort by metric change"):
+            return
         self._apply_filter(replace(flt, sort="position" if flt.sort == "delta" else "delta"))
 
     def action_search(self) -> None:
+        """``/``: plain words search ids and text; ``field=value`` terms filter by source
+        fields and label values (``core.where``, as ``ragreview queue --where``)."""
+
         def done(text: str | None) -> None:
-            if text is not None:
-                self._apply_filter(replace(self.records.filter, text=text.strip() or None))
+            if text is None:
+                return
+            try:
+                query = where.parse(text.strip())
+            except RagreviewError as err:
+                self.notify(str(err), severity="error")
+                return
+            flt = replace(self.records.filter, text=query.text, where=query.conditions)
+            self._apply_filter(flt)
 
         self.app.push_screen(
             PromptScreen(
-                "Search record ids and text", self.records.filter.text or "", "empty: all"
+                "Search words, or filter field=value",
+                _terms(self.records.filter),
+                "model=gpt turn=3 answerability=UNANSWERABLE judge.supported=false "
+                "judge.fact=IR; empty: all",
             ),
             done,
         )
@@ -393,9 +455,10 @@ class RecordScreen(ReviewJobs):
     # -- history, notes, blind, export, help -------------------------------------------------
 
     def _step(self, redo: bool) -> None:
+        word = "redo" if redo else "undo"
         rowid = self.review.undo(redo=redo)
         if rowid is None:
-            self.notify(f"nothing to {'redo' if redo else 'undo'}")
+            self.notify(f"nothing to {word}")
             return
         if self.review.stored is not None and rowid == self.review.rowid:
             if [row.item for row in self.sentences.rows] != self.review.items:
@@ -405,6 +468,7 @@ class RecordScreen(ReviewJobs):
         else:
             self.records.invalidate(rowid)
             self.open_record(rowid)
+        self.notify(_describe_step(word, self.review.last_step))
 
     def action_undo(self) -> None:
         self._step(redo=False)
@@ -430,11 +494,16 @@ class RecordScreen(ReviewJobs):
     def action_blind(self) -> None:
         """Reveal the judge's labels on a blind record, or hide them (blind mode on)."""
         self.review.toggle_blind()
+        self.records.blind = self.review.blind
+        self.records.forget_rows()
+        self.notify("judge hidden (blind)" if self.review.hidden else "judge shown")
         self.refresh_record(rows=True)
         self.sentences.fill_record_reasons(self.review)  # the judge's words hide with it
 
     def leave_blind(self) -> None:
         self.review.leave_blind()
+        self.records.blind = False
+        self.records.forget_rows()
         self.refresh_record(rows=True)
         self.sentences.fill_record_reasons(self.review)
 
@@ -465,11 +534,27 @@ class RecordScreen(ReviewJobs):
     def on_record_screen_search_done(self, message: SearchDone) -> None:
         self._apply_filter(message.flt, message.ids)
 
-    def action_metrics_expand(self) -> None:
-        self.query_one(MetricsBox).toggle_expanded()
+    def action_metrics_cycle(self) -> None:
+        mode = self.query_one(MetricsBox).cycle()
+        self.notify(f"metrics panel: {mode} (M: {_NEXT_MODE[mode]} next)")
+
+    def action_toggle_turns(self) -> None:
+        if not self.sentences.turns:
+            self.notify("no earlier turns on this record")
+            return
+        shown = "unfolded" if self.sentences.toggle_turns() else "folded to one line each"
+        self.notify(f"earlier turns {shown}")
 
     def action_metrics_scroll(self, lines: int) -> None:
         self.query_one(MetricsBox).scroll_lines(lines)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(frozenset(self.review.keys), self.review.family_names))
+        review = self.review
+        self.app.push_screen(
+            HelpScreen(
+                frozenset(review.keys),
+                review.family_names,
+                editable=bool(review.editable),
+                families=review.families,
+            )
+        )

@@ -8,6 +8,7 @@ nothing and the status line says why.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 
@@ -38,6 +39,8 @@ class ReviewScreen(RecordScreen):
         if where.name == RUBRIC_LABEL:
             self._rubric_key(action)
             return
+        if where.item is None:  # a verdict: ⌫ now reverts this one (▸ in the bar)
+            self.verdict_cursor = where.name
         kind = CATALOGUE[where.name].kind
         if kind == "rating":
             self._prompt_rating(where.name)
@@ -56,6 +59,7 @@ class ReviewScreen(RecordScreen):
         if self._commit(change, index):
             if where.item is not None and index is None:
                 self.sentences.refresh_marks(self.review)
+            self._said(where.name, where.target)
 
     def _rubric_key(self, action: actions.ReviewAction) -> None:
         """``w`` picks the declared metric; ``+``/``-`` step it through its declared
@@ -76,7 +80,14 @@ class ReviewScreen(RecordScreen):
             end = "highest" if action.id == "step-up" else "lowest"
             self.notify(f"{name}: already the {end} value ({view.scale(name)})", severity="warning")
             return
-        self._commit(lambda: self.review.set(name, "*", value, seen=current), None)
+        if self._commit(lambda: self.review.set(name, "*", value, seen=current), None):
+            self.notify(f"{name}: {view.value_name(name, value)}")
+
+    def _said(self, name: str, target: str) -> None:
+        """The status line's word on a label key: what the label now is."""
+        value = self.review.mark(name, target).value
+        where = "" if target == "*" else f" {target}"
+        self.notify(f"{name}{where}: {json.dumps(value, ensure_ascii=False)} (⌫ reverts)")
 
     def _prompt_rating(self, name: str) -> None:
         """The RAD-Bench rating (1–10); empty drops yours (the judge's shows)."""
@@ -129,15 +140,66 @@ class ReviewScreen(RecordScreen):
         )
 
     def action_revert(self) -> None:
+        """``⌫``: your labels on the item under the cursor, else your verdict under the
+        verdict cursor (the last verdict key used; on a rubric the active metric)."""
         if self.review.stored is None:
             return
         item = self.sentences.item
         done = self.review.revert(item) if item else 0
-        if not done:
-            done = self.review.revert(None)  # nothing on the sentence: the verdicts
-        if not done:
-            self.notify("no label of yours to revert here")
-        self.refresh_record(rows=True)
+        if done:
+            self.refresh_record(rows=True)
+            self.notify(f"reverted {item.key if item else ''} to the judge's (^z undoes)")
+            return
+        name = self.review.rubric.active or self.verdict_cursor
+        human = self.review.stored.human
+        if name is None or "*" not in human.get(name, {}):
+            own = [n for n in self.review.verdict_names if "*" in human.get(n, {})]
+            if len(own) != 1:
+                hint = (
+                    f" (verdicts of yours: {', '.join(own)}; a verdict key picks one)"
+                    if own
+                    else ""
+                )
+                self.notify(f"no label of yours to revert here{hint}", severity="warning")
+                return
+            name = own[0]
+        if self._commit(lambda: self.review.set(name, "*", None), None):
+            self.notify(f"reverted your {name} to the judge's (^z undoes)")
+
+    def action_revert_record(self) -> None:
+        """``X``: every label of yours on the record, after a yes."""
+        if self.review.stored is None:
+            return
+        human = self.review.stored.human
+        own = [(n, t) for n, targets in human.items() for t in targets if not n.startswith("_")]
+        if not own:
+            self.notify("no label of yours on this record")
+            return
+        rid = self.review.stored.id
+
+        def done(text: str | None) -> None:
+            if text is None or text.strip().lower() not in ("y", "yes"):
+                self.notify("record not reverted")
+                return
+            count = 0
+
+            def revert_all() -> None:
+                nonlocal count
+                for name, target in own:
+                    count += self.review.set(name, target, None) is not None
+
+            if self._commit(revert_all, None):
+                self.refresh_record(rows=True)
+                self.notify(
+                    f"reverted {count} labels of {rid} to the judge's (^z × {count} undoes)"
+                )
+
+        self.app.push_screen(
+            PromptScreen(
+                f"Revert all {len(own)} labels of yours on {rid}?", "", "y reverts; esc keeps them"
+            ),
+            done,
+        )
 
     def _own_labels(self) -> list[tuple[str, str]]:
         """(label, target) of the reviewer's labels on the item, else on the verdicts."""

@@ -4,31 +4,23 @@ metrics panel) and the keys that apply to the open record, from its family."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.timer import Timer
 from textual.widgets import Static
 
 from ..text import append
 
 
 class StatusLine(Static):
-    """One line: the latest message, cleared after a while (errors stay longer)."""
+    """One line: the latest message, kept until the next key (the screen clears it
+    before that key's action runs, so the action's own message is what stays)."""
 
     SEVERITY = {"error": "bold red", "warning": "yellow", "information": ""}
-    SHOWN_S = {"error": 30.0, "warning": 10.0, "information": 6.0}
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self._timer: Timer | None = None
 
     def say(self, message: str, severity: str = "information") -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
         append(text, " ".join(message.split()), self.SEVERITY.get(severity, ""))
         self.update(text)
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(self.SHOWN_S.get(severity, 6.0), self._clear)
 
-    def _clear(self) -> None:
+    def clear(self) -> None:
         self.update("")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,34 +22,62 @@ def fmt(value: float | None, count: bool = False) -> str:
     return f"{value:.3f}"
 
 
+def fixed(value: float, sign: bool = False) -> str:
+    """Fixed-point, never scientific: three decimals, or as many as the first significant
+    digit of a smaller number needs (one label among 100,000 records moves a mean by
+    ~1e-7, which must still read as a change)."""
+    places = 3
+    while abs(value) < 10**-places and places < 12:
+        places += 1
+    return f"{value:+.{places}f}" if sign else f"{value:.{places}f}"
+
+
 def pair(judge: float | None, reviewed: float | None, count: bool = False) -> str:
     if judge is None and reviewed is None:
         return "–"
     return f"{fmt(judge, count)}→{fmt(reviewed, count)}"
 
 
-def delta(judge: float | None, reviewed: float | None) -> str:
-    """Signed change; one label among 100,000 records moves a mean by ~1e-7, which must
-    still read as a change, so small deltas are shown in scientific notation."""
+def delta(judge: float | None, reviewed: float | None, count: bool = False) -> str:
+    """Signed change in the panel's one fixed style (``fixed``); a count's as a whole
+    number (``+1``)."""
     if judge is None or reviewed is None:
         return ""
     d = reviewed - judge
     if abs(d) < 1e-12:
         return ""
-    return f"{d:+.3f}" if abs(d) >= 0.0005 else f"{d:+.0e}"
+    if count and float(d).is_integer():
+        return f"{int(d):+d}"
+    return fixed(d, sign=True)
 
 
-MIN_LINES = 10  # what fits beside the sentences at 80×24
+def fold_name(name: str, width: int) -> str:
+    """A metric name over several lines, cut only after ``_``, ``-`` or ``.`` (never
+    mid-word); a part longer than ``width`` stays whole (the column then cuts it with …)."""
+    if width < 1 or len(name) <= width:
+        return name
+    parts = re.findall(r"[^_.\-]*[_.\-]?", name)
+    lines = [""]
+    for part in filter(None, parts):
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+    return "\n".join(lines)
+
+
+MIN_LINES = 10  # the full panel's least cap on a short terminal
+MODES = ("compact", "full", "hidden")  # `M` steps through them in this order
 
 
 class MetricsBox(VerticalScroll, can_focus=False):
-    """The panel's scrolling frame. Its height is capped so the sentences keep most of
-    the screen: 10 lines at 80×24, a third of a taller terminal, two thirds when
-    expanded (``M``); ``{``/``}`` scroll it (a Static alone does not scroll)."""
+    """The panel's scrolling frame. ``M`` steps it through compact (the default: one
+    line per family's headline metric, so the record keeps the screen), full (every
+    metric, up to two thirds of the screen, then scrolling) and hidden;
+    ``{``/``}`` scroll it (a Static alone does not scroll)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.expanded = False
+        self.mode = "compact"
         self._screen_height = 24
 
     def compose(self) -> ComposeResult:
@@ -58,12 +87,20 @@ class MetricsBox(VerticalScroll, can_focus=False):
         """Set the height cap for a terminal ``screen_height`` lines tall."""
         if screen_height is not None:
             self._screen_height = screen_height
-        share = 2 if self.expanded else 1
-        self.styles.max_height = max(MIN_LINES, self._screen_height * share // 3)
+        self.styles.max_height = max(MIN_LINES, self._screen_height * 2 // 3)
+        self.display = self.mode != "hidden"
 
-    def toggle_expanded(self) -> None:
-        self.expanded = not self.expanded
+    def cycle(self) -> str:
+        """The next mode (compact → full → hidden → compact); the panel redraws in it."""
+        return self.set_mode(MODES[(MODES.index(self.mode) + 1) % len(MODES)])
+
+    def set_mode(self, mode: str) -> str:
+        self.mode = mode
+        panel = self.query_one(MetricsPanel)
+        panel.compact = self.mode == "compact"
+        panel.redraw()
         self.fit()
+        return self.mode
 
     def scroll_lines(self, lines: int) -> None:
         self.scroll_relative(y=lines, animate=False)
@@ -77,6 +114,15 @@ class MetricsPanel(Static):
         # section -> metric -> (judge, reviewed); judge None while blind
         self.values: dict[str, dict[str, tuple[float | None, float | None]]] = {}
         self._rows = -1
+        self.compact = True  # one line per family: its headline metric
+        self._shown: tuple = ()  # the last show()'s arguments, to redraw in another mode
+
+    def redraw(self) -> None:
+        if self._shown:
+            self.show(*self._shown)
+
+    def on_resize(self) -> None:
+        self.redraw()  # the name column's width changed: fold the names again
 
     def show(
         self,
@@ -87,12 +133,14 @@ class MetricsPanel(Static):
         counts: frozenset[str] = frozenset(),
         single: frozenset[str] = frozenset(),
         estimates: Mapping[str, Mapping[str, Any]] | None = None,
+        headline: str | None = None,
     ) -> None:
         """``prefixes``: the open record's families' metrics (others are not shown);
         while the judge is hidden, the dataset's judge values and deltas are too.
         ``single``: metrics no label moves (a file's automatic scores), shown as one value.
         ``estimates``: the corrected estimates from the review draw (docs/estimate.md),
         shown under the table (not while the judge is hidden: they use its values)."""
+        self._shown = (record, dataset, hidden_judge, prefixes, counts, single, estimates, headline)
         self.values = {
             "record": _pairs(record, hidden_judge, prefixes),
             "dataset": _pairs(dataset, hidden_judge, prefixes),
@@ -111,12 +159,14 @@ class MetricsPanel(Static):
             and not n.endswith("_std")  # spreads, not values a label moves
         ]
         names.sort(key=lambda n: n in single)  # what a label moves first
+        if self.compact:
+            names = _headlines(names, rec_rows, headline)
         # One family (the usual case): say it once in the heading and keep rows narrow.
         family = families.pop() if len(families) == 1 else None
         table = Table.grid(padding=(0, 1))
         # Numbers are never cut: their columns are as wide as their widest cell and
-        # only the name column gives way (it folds onto a second line).
-        table.add_column(overflow="fold")
+        # only the name column gives way (onto more lines, at ``_`` / ``-`` / ``.``).
+        table.add_column(overflow="ellipsis")
         body: list[list[Text]] = []
         if not names:
             body.append([Text("no metrics", style="dim"), Text(""), Text(""), Text(""), Text("")])
@@ -134,10 +184,11 @@ class MetricsPanel(Static):
                 if hidden_judge or name in single:  # the reviewed value only
                     cells += [Text(fmt(reviewed, count)), Text("")]
                     continue
-                d = delta(judge, reviewed)
+                d = delta(judge, reviewed, count)
                 cells += [Text(pair(judge, reviewed, count)), Text(d, style="bold" if d else "")]
             label = name.split(".", 1)[1] if family and "." in name else name
             body.append([Text(label), *cells])
+
         # the corrected estimates of the review draw, as rows of their own under the table
         self.values["estimate"] = {}
         extra: list[list[Text]] = []
@@ -153,18 +204,58 @@ class MetricsPanel(Static):
         if extra:
             extra.insert(0, [Text("estimate", style="bold"), Text("95 %", style="dim"),
                              Text(""), Text(""), Text("")])  # fmt: skip
-        head = [Text(family or "metric", style="bold"), Text("record", style="bold"),
+        head = [Text(family or "metric", style="bold").append(" · M all" if self.compact else "", "dim"), Text("record", style="bold"),
                 Text("Δ", style="dim"), Text("dataset", style="bold"), Text("Δ", style="dim")]  # fmt: skip
+        numbers = 0
         for column in range(1, 5):
             width = max(c[column].cell_len for c in [head, *body, *extra])
+            numbers += width + 1
             table.add_column(justify="right", no_wrap=True, min_width=width, width=width)
+        room = self.content_region.width or (self.parent.content_region.width if self.parent else 0)
+        if room:
+            for cells in [*body, *extra]:
+                folded = fold_name(cells[0].plain, room - numbers)
+                if folded != cells[0].plain:
+                    cells[0] = Text(folded, style=cells[0].style)
         table.add_row(*head)
         for cells in [*body, *extra]:
             table.add_row(*cells)
         # Relayout (which re-measures every sentence row beside the panel) only when the
         # panel's height can change; a label change normally only changes numbers.
-        self.update(table, layout=len(names) + len(extra) != self._rows)
-        self._rows = len(names) + len(extra)
+        lines = sum(c[0].plain.count("\n") + 1 for c in [*body, *extra])
+        self.update(table, layout=lines != self._rows)
+        self._rows = lines
+
+
+# The number a family is judged by, shown alone in the compact panel (else its first
+# metric the record defines).
+HEADLINES = (
+    "trace.adherence",
+    "rgb.accuracy",
+    "mtrag.rb_agg",
+    "longform.f1_at_k",
+    "ragas.faithfulness",
+)
+
+
+def _headlines(
+    names: list[str],
+    record: Mapping[str, tuple[float | None, float | None]],
+    headline: str | None = None,
+) -> list[str]:
+    """One name per family: ``headline`` (the rubric's active metric) or the family's
+    headline metric where the record defines it, else its first the record defines,
+    else its first."""
+    out: dict[str, str] = {}
+    for name in names:
+        family = name.split(".", 1)[0]
+        if family in out:
+            continue
+        own = [n for n in names if n.split(".", 1)[0] == family]
+        defined = [n for n in own if any(v is not None for v in record.get(n, (None, None)))]
+        preferred = [h for h in (headline, *HEADLINES) if h in defined] or defined
+        out[family] = (preferred or own)[0]
+    return list(out.values())
 
 
 def _pairs(

@@ -10,7 +10,6 @@ from __future__ import annotations
 from array import array
 
 import sqlite_utils
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -21,7 +20,7 @@ from textual.strip import Strip
 
 from ...store import browse
 from ...store.browse import ListFilter, ListRow
-from ..text import one_line
+from ..row_label import label, shared_prefix
 
 PAGE = 100
 HEAD = 2 * PAGE  # rows read before the first screen (load_head)
@@ -57,7 +56,9 @@ class RecordList(ScrollView, can_focus=False):
         self._index: dict[int, int] | None = None
         self._pages: dict[int, dict[int, ListRow]] = {}
         self.current: int | None = None  # rowid of the open record
-        self._digits = 1
+        self._prefix: str | None = None  # what every id of the dataset starts with
+        # blind mode: no `≠` on a record until it is marked reviewed (the judge's trace)
+        self.blind = False
         self.leased: dict[int, str] = {}  # rowid -> the other reviewer who has it open
 
     # -- data -------------------------------------------------------------------------
@@ -69,7 +70,6 @@ class RecordList(ScrollView, can_focus=False):
         self.ids = browse.rowids(self.db, self.dataset, self.filter) if ids is None else ids
         self._index = None
         self._pages.clear()
-        self._digits = len(str(len(self.ids)))
         self.virtual_size = Size(self.size.width, len(self.ids))
         self.refresh()
 
@@ -152,25 +152,25 @@ class RecordList(ScrollView, can_focus=False):
             style += self.get_component_rich_style("record-list--stale")
         if row.rowid == self.current:
             style += self.get_component_rich_style("record-list--current")
-        flag = Segment("≠" if row.disagrees else " ", style + self._disagree_style(row))
+        shows_judge = row.disagrees and (not self.blind or row.status == "reviewed")
+        flag = Segment("≠" if shows_judge else " ", style + self._disagree_style(row, shows_judge))
         head = f"{STATUS_GLYPH.get(row.status, '?')}{'✎' if row.has_note else ' '}"
-        # The id matters most: the file position is shown only when there is room.
-        position = f" {row.position:>{self._digits}}" if width >= 28 else ""
-        room = max(1, width - 4 - len(position))
-        rid = _fit(one_line(row.id), room)
+        if self._prefix is None:
+            self._prefix = shared_prefix(*browse.id_range(self.db, self.dataset))
+        # what tells the record apart (turn and model, the id's end), then the question
+        rid = label(row.id, row.question, max(1, width - 4), self._prefix)
         # "@" before the id: another reviewer has the record open (their lease)
         leased = self.get_component_rich_style("record-list--leased")
         segments = [
             Segment(head, style),
             flag,
-            Segment(position, style),
             Segment("@", style + leased) if row.rowid in self.leased else Segment(" ", style),
             Segment(rid, style),
         ]
         return Strip(segments).crop_extend(0, width, style)
 
-    def _disagree_style(self, row: ListRow) -> Style:
-        if not row.disagrees:
+    def _disagree_style(self, row: ListRow, shown: bool) -> Style:
+        if not shown:
             return Style()
         return self.get_component_rich_style("record-list--disagree")
 
@@ -181,17 +181,3 @@ class RecordList(ScrollView, can_focus=False):
         index = self.scroll_offset.y + event.y
         if 0 <= index < len(self.ids):
             self.post_message(self.RecordSelected(self.ids[index]))
-
-
-def _fit(rid: str, room: int) -> str:
-    """Cut a long id in the middle: its end often tells records apart (MT-RAG's
-    ``<conversation>::<turn>``)."""
-    if cell_len(rid) <= room:
-        return rid
-    tail = max(1, (room - 1) // 2)
-    head = room - 1 - tail
-    while cell_len(rid[:head]) > head:
-        head -= 1
-    while cell_len(rid[-tail:]) > tail:
-        tail -= 1
-    return rid[:head] + "…" + (rid[-tail:] if tail > 0 else "")

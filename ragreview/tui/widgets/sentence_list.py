@@ -171,6 +171,8 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.rows: list[ItemRow] = []
         self.cursor = 0
         self.show_reasons = True
+        self.unfold_turns = False  # earlier conversation turns: one line each until `o`
+        self.turns: list[Static] = []
 
     def show(self, review: Review, cursor: int) -> None:
         """Replace the content with the open record, cursor on item ``cursor``."""
@@ -194,11 +196,28 @@ class SentenceList(VerticalScroll, can_focus=False):
         turns = list(rec.conversation)
         if rec.question and turns and turns[-1].text.strip() == rec.question.strip():
             turns.pop()  # the current turn is the question shown above
+        # The judged turn first (MT-RAG, InspectorRAGet): the response under judgement
+        # right under its question, then the earlier turns folded to a line each.
+        judged = bool(review.items) and review.items[0].kind == "response"
+        judged_first = judged and bool(turns or review.rubric.names)
+        self._section_reasons: list[tuple[Static, str]] = []
+        self._placed: set[str] = set()
+        self._section: str | None = None
+        self.rows = []
+        split = len(review.items)
+        if judged_first:
+            split = next((i for i, it in enumerate(review.items) if it.kind != "response"), split)
+            widgets.extend(self._item_widgets(review, 0, split))
+        self.turns: list[Static] = []
+        self._turns_heading = Static(classes="heading")
         if turns:
-            heading = Text(f"conversation · {len(turns)} earlier turns")
-            widgets.append(Static(heading, classes="heading"))
+            widgets.append(self._turns_heading)
         for turn in turns:
-            widgets.append(Static(_labelled(f"{turn.speaker}: ", turn.text), classes="turn"))
+            line = Static(classes="turn")
+            line.turn = turn  # type: ignore[attr-defined]
+            self._fill_turn(line)
+            self.turns.append(line)
+            widgets.append(line)
         for i, ref in enumerate(rec.references):
             head = "reference: " if len(rec.references) == 1 else f"reference {i + 1}: "
             widgets.append(Static(_labelled(head, ref), classes="reference"))
@@ -206,22 +225,10 @@ class SentenceList(VerticalScroll, can_focus=False):
         # (RAGBench's relevance / adherence explanation) above the first of its items.
         self.record_reasons = Static(classes="reason")
         widgets.append(self.record_reasons)
-        self._section_reasons: list[tuple[Static, str]] = []
-        placed = set()
-        self.rows = []
-        section = None
-        for i, item in enumerate(review.items):
-            if item.section != section:
-                section = item.section
-                widgets.append(Static(literal(section), classes="heading"))
-                if item.kind not in placed and review.item_labels.get(item.kind):
-                    placed.add(item.kind)
-                    block = Static(classes="section-reason")
-                    self._section_reasons.append((block, item.kind))
-                    widgets.append(block)
-            row = ItemRow(i, item, review.marks(item), self._reasons(review, item))
-            self.rows.append(row)
-            widgets.append(row)
+        if judged_first:
+            self._section = None  # the documents get their headings again
+        widgets.extend(self._item_widgets(review, split if judged_first else 0, len(review.items)))
+        self._fill_turns_heading()
         if not self.rows:
             widgets.append(Static(Text("(no keyed sentences in this record)"), classes="heading"))
         self.fill_record_reasons(review)
@@ -234,6 +241,44 @@ class SentenceList(VerticalScroll, can_focus=False):
         # a cursor on an item no key labels (an MT-RAG response) need not be revealed
         self.reveal = bool(self.rows) and review.labelled(self.rows[self.cursor].item)
         self.call_after_refresh(self._reveal_cursor_from_top)
+
+    def _item_widgets(self, review: Review, start: int, stop: int) -> list[Widget]:
+        """Rows of items ``start``..``stop`` under their section headings."""
+        widgets: list[Widget] = []
+        for i in range(start, stop):
+            item = review.items[i]
+            if item.section != self._section:
+                self._section = item.section
+                widgets.append(Static(literal(item.section), classes="heading"))
+                if item.kind not in self._placed and review.item_labels.get(item.kind):
+                    self._placed.add(item.kind)
+                    block = Static(classes="section-reason")
+                    self._section_reasons.append((block, item.kind))
+                    widgets.append(block)
+            row = ItemRow(i, item, review.marks(item), self._reasons(review, item))
+            self.rows.append(row)
+            widgets.append(row)
+        return widgets
+
+    def _fill_turn(self, line: Static) -> None:
+        """An earlier turn: one line cut with … while folded, all of it unfolded."""
+        turn = line.turn  # type: ignore[attr-defined]
+        folded = not self.unfold_turns
+        text = " ".join(turn.text.split()) if folded else turn.text
+        line.set_class(folded, "-folded")  # one line, cut with … (app.tcss)
+        line.update(_labelled(f"{turn.speaker}: ", text))
+
+    def toggle_turns(self) -> bool:
+        """``o``: unfold the earlier turns (or fold them back); kept from record to record."""
+        self.unfold_turns = not self.unfold_turns
+        for line in self.turns:
+            self._fill_turn(line)
+        self._fill_turns_heading()
+        return self.unfold_turns
+
+    def _fill_turns_heading(self) -> None:
+        fold = "o unfolds" if not self.unfold_turns else "o folds"
+        self._turns_heading.update(Text(f"conversation · {len(self.turns)} earlier turns · {fold}"))
 
     def _reasons(self, review: Review, item: Item) -> list[tuple[str, str]]:
         return review.item_reasons(item) if self.show_reasons else []

@@ -52,6 +52,7 @@ class VerdictBar(Widget):
         # a record's declared human metrics (InspectorRAGet): one line each
         self.rubric: list[RubricLine] = []
         self.annotators: list[tuple[str, str]] = []  # (letter, annotator id)
+        self.active: str | None = None  # the verdict ⌫ reverts
 
     def show(
         self,
@@ -59,8 +60,12 @@ class VerdictBar(Widget):
         hidden_judge: bool,
         rubric: list[RubricLine] | None = None,
         annotators: list[tuple[str, str]] | None = None,
+        active: str | None = None,
     ) -> None:
+        """``active``: the verdict ``⌫`` reverts (marked ▸)."""
         rubric, annotators = rubric or [], annotators or []
+        relayout_active = active != self.active
+        self.active = active
         # Relayout only when the text's length changes (it may then wrap to another line).
         relayout = _length(marks, hidden_judge) != _length(
             self.marks, self.hidden_judge
@@ -70,7 +75,7 @@ class VerdictBar(Widget):
         self.rubric, self.annotators = rubric, annotators
         self.set_class(not marks and not rubric, "-empty")
         self.set_class(any(m.disagrees for m in marks), "-disagree")
-        self.refresh(layout=relayout)
+        self.refresh(layout=relayout or relayout_active)
 
     def render(self) -> Text:
         parts = []
@@ -81,7 +86,8 @@ class VerdictBar(Widget):
                 style = self.get_component_rich_style("verdict-bar--human")
             else:
                 style = self.get_component_rich_style("verdict-bar--judge")
-            part = Text(f"{SHORT[mark.name]} ")
+            part = Text("▸" if mark.name == self.active else "")
+            part.append(f"{SHORT[mark.name]} ")
             part.append(_value(mark.value), style)
             if mark.disagrees:
                 part.append(f" (judge {_value(mark.judge)})")
@@ -95,7 +101,11 @@ class VerdictBar(Widget):
                 append(Text(f"{letter} "), who) for letter, who in self.annotators
             ]
             lines.append(_flow(legend, width))
-        lines += [_flow(self._rubric_parts(line), width) for line in self.rubric]
+        for line in self.rubric:
+            lines.append(_flow(self._rubric_parts(line), width))
+            meaning = self._meaning(line, width)
+            if meaning is not None:
+                lines.append(meaning)
         text = Text()
         for n, line in enumerate(lines):
             if n:
@@ -112,11 +122,19 @@ class VerdictBar(Widget):
         # metric names and values come from the file: literal text
         head = Text("▸" if line.active else " ", "bold")
         append(head, f"{line.name} ", "bold" if line.active else "")
-        append(head, show_value(line.value), style)
+        append(head, line.shown or show_value(line.value), style)
         parts = [head] + [append(Text(f"{letter} "), value) for letter, value in line.annotators]
         if line.active and line.scale:
             parts.append(append(Text("of ", "dim"), line.scale, "dim"))
         return parts
+
+    def _meaning(self, line: RubricLine, width: int) -> Text | None:
+        """The active metric's description from the file, dim, under its line."""
+        if not (line.active and line.meaning):
+            return None
+        text = append(Text("  "), line.meaning, "dim italic")
+        text.truncate(width, overflow="ellipsis")
+        return text
 
 
 def _flow(parts: list[Text], width: int, indent: int = 1) -> Text:

@@ -104,3 +104,17 @@ def test_escape_sequences_in_judge_messages_never_reach_the_terminal(
         assert "HTTP 500: boom" in log.stdout
     for ch in ("\x1b", "\x07", "\x9b"):
         assert ch not in proc.stdout + proc.stderr + log.stdout
+
+
+def test_retries_after_429_and_500_are_counted_and_told(judge_server, trace_db, trace_file):
+    judge_server.inject("429", match="number 1?", retry_after="0")
+    judge_server.inject("500", match="number 2?", times=2)
+    _, stats = run(trace_db, "trace", config(judge_server))
+    assert (stats.labelled, stats.errors, stats.retries) == (8, 0, 3)
+    assert stats.retried == {"429": 1, "500": 2}
+    assert stats.retry_summary() == "3 retries (429 ×1, 500 ×2)"
+    # the CLI's summary line says so too (its progress bar shows the same words)
+    judge_server.inject("500", match="number 3?", times=1)
+    proc = ragreview(*judge_args(trace_file, judge_server, "--no-cache"))
+    assert proc.returncode == 0, proc.stderr
+    assert "; 1 retry (500 ×1)" in proc.stdout, proc.stdout
