@@ -62,8 +62,12 @@ def judge_says_identified(evaluation: str) -> bool:
 JUDGES_THE_OUTPUT = ("rejected", "error_detected", "part_matched")
 
 
-def refusal(record: Any, name: str) -> str | None:
-    """Why ``name`` cannot be set on ``record`` (None: it can)."""
+def refusal(record: Any, name: str, judge: Any = None) -> str | None:
+    """Why ``name`` cannot be set on ``record`` (None: it can). ``judge``: the record's
+    judge layer; a judge that labelled the output had one to judge, even where the file
+    keeps no text of it (a ragreview record with labels only)."""
     if name in JUDGES_THE_OUTPUT and not record.response:
+        if judge and any(judge.get(n) for n in JUDGES_THE_OUTPUT):
+            return None
         return f"no prediction: no output for {name} to judge"
     return None

@@ -158,7 +158,7 @@ def set_label(
     if value is None:
         resolved = check_label_target(stored.record, name, target)
     else:
-        why = refusal(stored.record, name)
+        why = refusal(stored.record, name, stored.judge)
         if why is not None:  # e.g. RGB judgements on a data file without predictions
             raise RagreviewError(f"record {stored.record.id!r}: {why}")
         resolved, value = check_label(stored.record, name, target, value)

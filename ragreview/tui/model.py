@@ -306,7 +306,8 @@ class Review:
         labels = self.keys.get(action)
         if not labels:
             raise Refused(f"not on this record ({self.family_names})")
-        why = next((w for n in labels.values() if (w := refusal(self.stored.record, n))), None)
+        record, judge = self.stored.record, self.stored.judge
+        why = next((w for n in labels.values() if (w := refusal(record, n, judge))), None)
         if why is not None:  # a label that cannot apply here (RGB without a prediction)
             raise Refused(why)
         if "record" in labels:
