@@ -86,6 +86,8 @@ def json_line(obj: Any) -> str:
 @click.option(
     "--runs", "by_run", is_flag=True, help="Score every judge run against the same human labels."
 )
+@click.option("--base", metavar="ID", help="With --runs: the run compared against (paired).")
+@click.option("--candidate", metavar="ID", help="With --runs: the run compared with --base.")
 @db_option
 @dataset_option
 def agreement(
@@ -96,6 +98,8 @@ def agreement(
     resamples: int,
     all_reviewed: bool,
     by_run: bool,
+    base: str | None,
+    candidate: str | None,
     db: str | None,
     dataset: str | None,
 ) -> None:
@@ -107,12 +111,16 @@ def agreement(
     """
     if resamples < 1:
         raise click.UsageError("--resamples must be at least 1")
+    if (base or candidate) and not by_run:
+        raise click.UsageError("--base and --candidate compare judge runs: give --runs too")
     if by_run:
         if html_path:
             raise click.UsageError("--html writes the main report: give it without --runs")
         from .runs import print_runs_report
 
-        print_runs_report(path, db, dataset, as_json, seed, resamples, all_reviewed)
+        print_runs_report(
+            path, db, dataset, as_json, seed, resamples, all_reviewed, base, candidate
+        )
         return
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
