@@ -37,4 +37,4 @@ def cli() -> None:
 
 
 # Each module registers its commands on ``cli``.
-from . import audit, data, judge, metrics, open_cmd, queue_cmd, review, runs, serve  # noqa: E402,F401
+from . import align_cmd, audit, data, judge, metrics, open_cmd, queue_cmd, review, runs, serve  # noqa: E402,F401,E501

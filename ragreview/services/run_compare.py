@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlite_utils
 
-from ..core import agreement_report, label_items, metrics, paired
+from ..core import agreement_report, label_items, metrics
 from ..core.agreement import confusion_of_counts
 from ..core.errors import RagreviewError
 from ..core.labels import Layer, effective
@@ -22,6 +22,7 @@ from ..core.record import Record
 from ..store import metric_rows, metric_table, review_queries, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
+from . import paired
 
 REPEAT_OF = "repeat_of"  # run parameter naming the run a `judge --repeat` run repeats
 

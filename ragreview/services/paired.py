@@ -1,4 +1,5 @@
-"""Paired comparison of two judges on the same records (docs/align.md).
+"""Paired comparison of two judges on the same records (docs/align.md). In services,
+not core: the statistics are computed on numpy arrays throughout.
 
 Two judge runs are scored against the same truth on the same records, so their
 difference is measured with a *paired* bootstrap: each resample draws records (the
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .agreement import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, RESAMPLE_CHUNK, percentile
+from ..core.agreement import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, RESAMPLE_CHUNK, percentile
 
 Counts = tuple[int, int, int, int]  # tp, fp, fn, tn
 BETTER, WORSE, CANT_TELL = "better", "worse", "can't tell"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragreview.core.agreement import binary_stats_of_counts
-from ragreview.core.paired import (
+from ragreview.services.paired import (
     BETTER,
     CANT_TELL,
     WORSE,
