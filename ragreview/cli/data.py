@@ -155,7 +155,7 @@ def export_cmd(
                     protect=protect,
                     **options,
                 )
-    what = "items" if fmt == export.DISAGREEMENTS else "records"
+    what = "items" if fmt in export.ITEM_FORMATS else "records"
     click.echo(f"wrote {count} {what} to {out_path} as {fmt}", err=True)
 
 
