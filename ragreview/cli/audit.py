@@ -53,6 +53,17 @@ def build_report(
         human["conflicts"] = len(store_merge.conflicts(db, dataset))
         human["open_conflicts"] = len(store_merge.conflicts(db, dataset, open_only=True))
         report["reviewers"] = human
+    from ..services import humans_first
+
+    first = humans_first.build(db, dataset, seed=seed, resamples=resamples)
+    if first is not None:  # the report starts with how far the humans agree
+        flagged = [n for n, b in first["labels"].items() if b["humans_below_judge"]]
+        if flagged:
+            report["warnings"].append(
+                "the reviewers agree less with each other than the judge agrees with them "
+                f"on: {', '.join(flagged)}; sharpen the guidelines before the judge"
+            )
+        report = {"humans_first": first, **report}
     annotators = reviewer_layers.annotator_report(db, dataset)
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators

@@ -126,6 +126,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         Text("judge = prediction, reviewer = truth; reviewed value = override, else the "
              "judge's label accepted", style="dim")
     )  # fmt: skip
+    if "humans_first" in report:
+        from .humans_first_text import humans_first_table
+
+        console.print(humans_first_table(report["humans_first"]))
     if report["labels"]:
         console.print(_labels_table("Labels: judge vs reviewer", report["labels"],
                                     report["multiclass"]))  # fmt: skip

@@ -372,6 +372,13 @@ def human_agreement(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] |
     sources = reviewers(db)
     if not sources:
         return None
+    return reviewer_agreement(reviewer_views(db, dataset), [who for _, who in sources])
+
+
+def reviewer_views(db: sqlite_utils.Database, dataset: str) -> list[tuple[Any, dict, list]]:
+    """Per record of a merged dataset: (record, judge layer, each source reviewer's
+    effective layer, or None where that reviewer did not review the record)."""
+    sources = reviewers(db)
     per_record = []
     for rowid, data in db.conn.execute(
         "SELECT rowid, data FROM records WHERE dataset = ? ORDER BY position, rowid", (dataset,)
@@ -388,4 +395,4 @@ def human_agreement(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] |
                 human = _layers(db, "reviewer_labels", rowid, "AND source = ?", sid)
                 layers.append(effective(judge, human))
         per_record.append((parse_record(loads(data)), judge, layers))
-    return reviewer_agreement(per_record, [who for _, who in sources])
+    return per_record
