@@ -37,4 +37,16 @@ def cli() -> None:
 
 
 # Each module registers its commands on ``cli``.
-from . import align_cmd, audit, data, judge, metrics, open_cmd, queue_cmd, review, runs, serve  # noqa: E402,F401,E501
+from . import (  # noqa: E402,F401
+    align_cmd,
+    audit,
+    data,
+    guidelines_cmd,
+    judge,
+    metrics,
+    open_cmd,
+    queue_cmd,
+    review,
+    runs,
+    serve,
+)

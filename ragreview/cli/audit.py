@@ -53,8 +53,11 @@ def build_report(
         human["conflicts"] = len(store_merge.conflicts(db, dataset))
         human["open_conflicts"] = len(store_merge.conflicts(db, dataset, open_only=True))
         report["reviewers"] = human
-    from ..services import humans_first
+    from ..services import humans_first, rule_agreement
 
+    by_rule = rule_agreement.build(db, dataset, all_reviewed=all_reviewed)
+    if by_rule is not None:  # judge vs reviewer on the items each guideline rule decided
+        report["by_rule"] = by_rule
     first = humans_first.build(db, dataset, seed=seed, resamples=resamples)
     if first is not None:  # the report starts with how far the humans agree
         flagged = [n for n, b in first["labels"].items() if b["humans_below_judge"]]

@@ -152,6 +152,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
             ind["labels"], ind["multiclass"]))  # fmt: skip
     else:
         console.print(Text("independent agreement: no blind first pass recorded", style="dim"))
+    if "by_rule" in report:
+        from .humans_first_text import rules_table
+
+        console.print(rules_table(report["by_rule"]))
     if "reviewers" in report:
         human = report["reviewers"]
         console.print(_reviewers_table(human))

@@ -25,6 +25,7 @@ from .session import open_target
 @click.argument("value")
 @reviewer_option
 @click.option("--reason", metavar="TEXT", help="Why the label changes (kept in the log).")
+@click.option("--rule", metavar="ID", help="The guideline rule the change applies (e.g. R3).")
 @db_option
 @dataset_option
 def label(
@@ -35,6 +36,7 @@ def label(
     value: str,
     reviewer: str | None,
     reason: str | None,
+    rule: str | None,
     db: str | None,
     dataset: str | None,
 ) -> None:
@@ -55,6 +57,7 @@ def label(
             parsed,
             reviewer or default_reviewer(),
             reason=reason,
+            rule=rule,
         )
     shown = "the judge's value" if parsed is None else json.dumps(parsed)
     line = f"{record_id} {name} {target} = {shown}" + ("" if event else " (unchanged)")

@@ -98,6 +98,10 @@ def mlflow_assessment(item: dict[str, Any]) -> dict[str, Any]:
         metadata["ragreview.item"] = item["item"]
     if item["judge"]["reason"]:
         metadata["ragreview.judge_rationale"] = item["judge"]["reason"]
+    if item.get("rule"):
+        metadata["ragreview.rule"] = item["rule"]["id"]
+        if item["rule"]["text"]:
+            metadata["ragreview.rule_text"] = item["rule"]["text"]
     out: dict[str, Any] = {
         "assessment_name": item["label"],
         "trace_id": item["record"],

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
-from . import item_edits, metric_rows
+from . import guidelines, item_edits, metric_rows
 from .db import write
 from .events import append_event
 from .records import StoredRecord, dumps, get, loads, now
@@ -69,6 +69,15 @@ def _current(conn: sqlite3.Connection, rowid: int, name: str, target: str) -> Va
     return None if row is None else loads(row[0])
 
 
+def _rule_now(conn: sqlite3.Connection, rowid: int, name: str, target: str) -> str | None:
+    row = conn.execute(
+        "SELECT e.rule FROM human_labels h JOIN events e ON e.id = h.event "
+        "WHERE h.record = ? AND h.name = ? AND h.target = ?",
+        (rowid, name, target),
+    ).fetchone()
+    return None if row is None else row[0]
+
+
 def apply_change(
     conn: sqlite3.Connection,
     rowid: int,
@@ -82,14 +91,19 @@ def apply_change(
     session: str | None = None,
     pass_: str | None = None,
     ref: int | None = None,
+    rule: str | None = None,
+    set_rule: bool = False,
 ) -> int | None:
     """Append one label event and fold it into ``human_labels``. Caller holds the txn.
 
     ``new`` None removes the human label (the judge's value shows again). Returns the
-    event id, or None when nothing changes.
+    event id, or None when nothing changes. ``rule``: the guideline rule the change
+    applies; a different rule on an unchanged value is still recorded (``set_rule``:
+    also when ``rule`` is None, as an undo back to no rule).
     """
     old = _current(conn, rowid, name, target)
-    if old == new and type(old) is type(new):
+    same_rule = (rule is None and not set_rule) or _rule_now(conn, rowid, name, target) == rule
+    if old == new and type(old) is type(new) and same_rule:
         return None
     at = now()
     event_id = append_event(
@@ -106,6 +120,7 @@ def apply_change(
         session=session,
         pass_=pass_,
         ref=ref,
+        rule=rule,
     )
     if new is None:
         conn.execute(
@@ -135,11 +150,13 @@ def set_label(
     session: str | None = None,
     blind: bool = False,
     stored: StoredRecord | None = None,
+    rule: str | None = None,
 ) -> int | None:
     """Override one label (``value`` None reverts it to the judge's). Durable on return.
 
     ``stored``: the record as the caller just read it (the review screen holds it), so
-    a keystroke reads the record once."""
+    a keystroke reads the record once. ``rule``: the id of the dataset's guideline rule
+    the correction applies (refused when the guidelines do not define it)."""
     if stored is None or stored.rowid != rowid:
         stored = get(db, rowid)
     if value is None:
@@ -147,6 +164,10 @@ def set_label(
     else:
         resolved, value = check_label(stored.record, name, target, value)
     with write(db.conn) as conn:
+        if rule is not None:
+            if value is None:
+                raise RagreviewError("a rule tags a reviewer's value: not a revert")
+            guidelines.check_rule(conn, rowid, rule)
         event = apply_change(
             conn,
             rowid,
@@ -158,6 +179,7 @@ def set_label(
             reason=reason,
             session=session,
             pass_="blind" if blind else None,
+            rule=rule,
         )
         if event is not None:  # the record and judge layer are as just read: not again
             metric_rows.refresh(db, [rowid], known={rowid: (stored.record, stored.judge)})
@@ -223,9 +245,16 @@ def _step(
             item_edits.store_list(conn, rowid, item_edits.EVENT_NAMES[name], value)
             event_id = None  # recorded below, with the list as both old and new
         else:
-            event_id = apply_change(
-                conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
+            # the rule follows the value: redo brings back ref's, undo the one before it
+            rule = (
+                guidelines.rule_of(conn, ref)
+                if kind == "redo"
+                else guidelines.rule_before(conn, ref)
             )
+            event_id = apply_change(
+                conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref,
+                rule=rule, set_rule=True,
+            )  # fmt: skip
         if event_id is None:  # already at that value (someone else changed it): record anyway
             event_id = append_event(
                 conn, rowid, kind, name, target, value, value, reviewer, session=session, ref=ref

@@ -23,7 +23,7 @@ from ...core.align_folds import Correction, assign_folds, examples_for, show
 from ...core.errors import RagreviewError
 from ...core.labels import CATALOGUE
 from ...core.record import Record
-from ...store import judge_store, run_layers
+from ...store import guidelines, judge_store, run_layers
 from ...store import records as store_records
 from .client import JudgeConfig, Stats, api_key
 from .runner import Job, Progress, _execute, template
@@ -93,18 +93,28 @@ def corrections(
 ) -> list[Correction]:
     """Every item of these records whose reviewer value differs from the judge layer's
     (a defaulted label absent from the judge counting as its default), with the reason
-    of the event that set it, in record order."""
-    reasons: dict[tuple[int, str, str], str | None] = {}
+    and the guideline rule (id and text) of the event that set it, in record order."""
+    reasons: dict[tuple[int, str, str], tuple[str | None, str | None]] = {}
     rowids = [s.rowid for s in stored]
+    texts = guidelines.rules(db, stored[0].dataset) if stored else {}
     for i in range(0, len(rowids), 500):
         chunk = rowids[i : i + 500]
         marks = ",".join("?" * len(chunk))
-        for rec, name, target, reason in db.conn.execute(
-            "SELECT h.record, h.name, h.target, e.reason FROM human_labels h "
+        for rec, name, target, rule in db.conn.execute(
+            "SELECT h.record, h.name, h.target, e.rule FROM human_labels h "
             f"JOIN events e ON e.id = h.event WHERE h.record IN ({marks})",
             chunk,
         ):
-            reasons[(rec, name, target)] = reason
+            reasons[(rec, name, target)] = (None, rule)
+        # the latest reason given on the item (as the disagreement pack's): an undo or
+        # redo event carries none of its own
+        for rec, name, target, reason in db.conn.execute(
+            "SELECT record, name, target, reason FROM events WHERE reason IS NOT NULL "
+            f"AND reason != '' AND record IN ({marks}) ORDER BY id",
+            chunk,
+        ):
+            if (rec, name, target) in reasons:
+                reasons[(rec, name, target)] = (reason, reasons[(rec, name, target)][1])
     out = []
     for s in stored:
         for name, targets in sorted(s.human.items()):
@@ -115,8 +125,9 @@ def corrections(
                 judged = s.judge.get(name, {}).get(target, default)
                 if judged is None or judged == value:
                     continue
-                reason = reasons.get((s.rowid, name, target))
-                out.append(Correction(s.id, name, target, judged, value, reason))
+                reason, rule = reasons.get((s.rowid, name, target), (None, None))
+                rule_text = None if rule is None else texts.get(rule)
+                out.append(Correction(s.id, name, target, judged, value, reason, rule, rule_text))
     return out
 
 
