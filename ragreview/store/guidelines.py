@@ -85,3 +85,29 @@ def rule_before(conn: sqlite3.Connection, ref: int) -> str | None:
 def rule_of(conn: sqlite3.Connection, event: int) -> str | None:
     row = conn.execute("SELECT rule FROM events WHERE id = ?", (event,)).fetchone()
     return None if row is None else row[0]
+
+
+def reasons_and_rules(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> dict[tuple[int, str, str], tuple[str | None, str | None]]:
+    """(record, label, target) -> (reason, rule) of each human label of these records:
+    the rule of the event that set the value, and the latest reason given on the item
+    (as the disagreement pack's: an undo or redo event carries none of its own)."""
+    out: dict[tuple[int, str, str], tuple[str | None, str | None]] = {}
+    for i in range(0, len(rowids), 500):
+        chunk = rowids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for rec, name, target, rule in db.conn.execute(
+            "SELECT h.record, h.name, h.target, e.rule FROM human_labels h "
+            f"JOIN events e ON e.id = h.event WHERE h.record IN ({marks})",
+            chunk,
+        ):
+            out[(rec, name, target)] = (None, rule)
+        for rec, name, target, reason in db.conn.execute(
+            "SELECT record, name, target, reason FROM events WHERE reason IS NOT NULL "
+            f"AND reason != '' AND record IN ({marks}) ORDER BY id",
+            chunk,
+        ):
+            if (rec, name, target) in out:
+                out[(rec, name, target)] = (reason, out[(rec, name, target)][1])
+    return out

@@ -94,27 +94,8 @@ def corrections(
     """Every item of these records whose reviewer value differs from the judge layer's
     (a defaulted label absent from the judge counting as its default), with the reason
     and the guideline rule (id and text) of the event that set it, in record order."""
-    reasons: dict[tuple[int, str, str], tuple[str | None, str | None]] = {}
-    rowids = [s.rowid for s in stored]
     texts = guidelines.rules(db, stored[0].dataset) if stored else {}
-    for i in range(0, len(rowids), 500):
-        chunk = rowids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for rec, name, target, rule in db.conn.execute(
-            "SELECT h.record, h.name, h.target, e.rule FROM human_labels h "
-            f"JOIN events e ON e.id = h.event WHERE h.record IN ({marks})",
-            chunk,
-        ):
-            reasons[(rec, name, target)] = (None, rule)
-        # the latest reason given on the item (as the disagreement pack's): an undo or
-        # redo event carries none of its own
-        for rec, name, target, reason in db.conn.execute(
-            "SELECT record, name, target, reason FROM events WHERE reason IS NOT NULL "
-            f"AND reason != '' AND record IN ({marks}) ORDER BY id",
-            chunk,
-        ):
-            if (rec, name, target) in reasons:
-                reasons[(rec, name, target)] = (reason, reasons[(rec, name, target)][1])
+    reasons = guidelines.reasons_and_rules(db, [s.rowid for s in stored])
     out = []
     for s in stored:
         for name, targets in sorted(s.human.items()):
