@@ -164,6 +164,7 @@ def log(
                 old = "–" if event.old is None else json.dumps(event.old, ensure_ascii=False)
                 new = "–" if event.new is None else json.dumps(event.new, ensure_ascii=False)
                 why = f"  ({event.reason})" if event.reason else ""
+                why += f"  [rule {event.rule}]" if event.rule else ""
                 line = (
                     f"{event.at}  {event.reviewer}  {event.kind:6}  {event.record}  "
                     f"{event.name} {event.target}: {old} → {new}{why}"

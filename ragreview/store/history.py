@@ -42,6 +42,7 @@ class Event:
     reason: str | None
     session: str | None
     pass_: str | None
+    rule: str | None = None  # the guideline rule the change applies (docs/align.md)
 
     def as_json(self) -> dict[str, Any]:
         """``log --json``'s line: ``kind`` (set, revert, undo, redo, status, note) and
@@ -58,6 +59,7 @@ class Event:
             "reviewer": self.reviewer,
             "at": self.at,
             "reason": self.reason,
+            "rule": self.rule,
         }
 
 
@@ -323,7 +325,8 @@ def iter_events(
 ) -> Iterator[Event]:
     sql = (
         "SELECT e.id, r.id, r.dataset, e.kind, e.name, e.target, e.old, e.new, e.reviewer, "
-        "e.at, e.reason, e.session, e.pass FROM events e JOIN records r ON r.rowid = e.record"
+        "e.at, e.reason, e.session, e.pass, e.rule FROM events e "
+        "JOIN records r ON r.rowid = e.record"
     )
     params: list[Any] = []
     if record is not None:
@@ -333,7 +336,22 @@ def iter_events(
         sql += " WHERE e.id = ?"
         params.append(event_id)
     for row in db.conn.execute(sql + " ORDER BY e.id", params):
-        eid, rid, dataset, kind, name, target, old, new, reviewer, at, reason, session, pass_ = row
+        (
+            eid,
+            rid,
+            dataset,
+            kind,
+            name,
+            target,
+            old,
+            new,
+            reviewer,
+            at,
+            reason,
+            session,
+            pass_,
+            rule,
+        ) = row
         yield Event(
             eid,
             rid,
@@ -348,6 +366,7 @@ def iter_events(
             reason,
             session,
             pass_,
+            rule,
         )
 
 

@@ -71,6 +71,11 @@ def test_label_rule_survives_undo_redo_and_reaches_the_exports(dataset, tmp_path
     quick("redo", p, "--reviewer", "ann")
     assert _rules_of(path, "t1") == {("supported", "a"): "R2"}
     quick("undo", p, "--reviewer", "ann")
+    log = [json.loads(x) for x in run("log", p, "--record", "t1", "--json").stdout.splitlines()]
+    assert [(e["kind"], e["rule"]) for e in log] == [
+        ("set", "R1"), ("set", "R2"), ("undo", "R1"), ("redo", "R2"), ("undo", "R1")
+    ]  # fmt: skip
+    assert "[rule R1]" in run("log", p, "--record", "t1").stdout
 
     pack = tmp_path / "pack.jsonl"
     run("export", p, "--as", "disagreements", "--out", str(pack))
