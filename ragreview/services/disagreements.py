@@ -36,7 +36,7 @@ def _texts(record: Record) -> dict[str, str]:
 def _documents(record: Record, target: str) -> list[dict[str, Any]]:
     """The document holding a document-sentence target; every document otherwise (a
     response sentence or a record-level verdict is judged against all of them)."""
-    docs = [
+    docs: list[dict[str, Any]] = [  # (typed: mypy would infer the values' union)
         {"id": d.id, "title": d.title, "sentences": [list(s) for s in d.sentences]}
         for d in record.documents
     ]
