@@ -53,7 +53,18 @@ def build_report(
         human["conflicts"] = len(store_merge.conflicts(db, dataset))
         human["open_conflicts"] = len(store_merge.conflicts(db, dataset, open_only=True))
         report["reviewers"] = human
-    from ..services import humans_first, rule_agreement
+    from ..services import humans_first, rule_agreement, run_compare
+    from ..store import run_layers
+
+    # the judge against its own repeats (`judge --repeat`), beside judge vs reviewer
+    selfs = run_compare.self_agreement(
+        db, dataset, run_layers.runs(db, dataset), seed=seed, resamples=resamples
+    )
+    for block in selfs:
+        for name, stats in block["labels"].items():
+            stats["kappa_vs_human"] = report["labels"].get(name, {}).get("kappa")
+    if selfs:
+        report["self_agreement"] = selfs
 
     by_rule = rule_agreement.build(db, dataset, all_reviewed=all_reviewed)
     if by_rule is not None:  # judge vs reviewer on the items each guideline rule decided

@@ -133,6 +133,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     if report["labels"]:
         console.print(_labels_table("Labels: judge vs reviewer", report["labels"],
                                     report["multiclass"]))  # fmt: skip
+    if report.get("self_agreement"):
+        from .runs_compare_text import print_self_agreement
+
+        print_self_agreement(console, report["self_agreement"])
     if report["metrics"]:
         console.print(_metrics_table(report["metrics"]))
         boot = report["bootstrap"]

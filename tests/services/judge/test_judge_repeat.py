@@ -83,5 +83,12 @@ def test_repeat_measures_the_judges_own_agreement(judge_server, tmp_path, cli_ru
     text = cli_run("agreement", path, "--runs")
     assert "judge vs itself" in text and "self κ" in text
 
+    # the main report shows it too, beside its own judge-vs-reviewer κ
+    main = json.loads(cli_run("agreement", path, "--json"))
+    (same,) = main["self_agreement"]
+    assert same["labels"]["idk"]["kappa"] == idk["kappa"]
+    assert same["labels"]["idk"]["kappa_vs_human"] == main["labels"]["idk"]["kappa"]
+    assert "judge vs itself" in cli_run("agreement", path)
+
     out = cli_run(*judge, "--repeat", "2", "--only-missing", code=2)
     assert "--repeat" in out
