@@ -15,6 +15,8 @@ from .. import __version__
 # 0.5 s of start-up, 1,000 s for a script of 2,000 `ragreview label` calls (issue 27).
 COMMAND_MODULES = {
     "agreement": "audit",
+    "align": "align_cmd",
+    "guidelines": "guidelines_cmd",
     "merge": "audit",
     "sample": "audit",
     "conflicts": "audit",

@@ -53,6 +53,31 @@ def build_report(
         human["conflicts"] = len(store_merge.conflicts(db, dataset))
         human["open_conflicts"] = len(store_merge.conflicts(db, dataset, open_only=True))
         report["reviewers"] = human
+    from ..services import humans_first, rule_agreement, run_compare
+    from ..store import run_layers
+
+    # the judge against its own repeats (`judge --repeat`), beside judge vs reviewer
+    selfs = run_compare.self_agreement(
+        db, dataset, run_layers.runs(db, dataset), seed=seed, resamples=resamples
+    )
+    for block in selfs:
+        for name, stats in block["labels"].items():
+            stats["kappa_vs_human"] = report["labels"].get(name, {}).get("kappa")
+    if selfs:
+        report["self_agreement"] = selfs
+
+    by_rule = rule_agreement.build(db, dataset, all_reviewed=all_reviewed)
+    if by_rule is not None:  # judge vs reviewer on the items each guideline rule decided
+        report["by_rule"] = by_rule
+    first = humans_first.build(db, dataset, seed=seed, resamples=resamples)
+    if first is not None:  # the report starts with how far the humans agree
+        flagged = [n for n, b in first["labels"].items() if b["humans_below_judge"]]
+        if flagged:
+            report["warnings"].append(
+                "the reviewers agree less with each other than the judge agrees with them "
+                f"on: {', '.join(flagged)}; sharpen the guidelines before the judge"
+            )
+        report = {"humans_first": first, **report}
     annotators = reviewer_layers.annotator_report(db, dataset)
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators
@@ -88,6 +113,8 @@ def json_line(obj: Any) -> str:
 @click.option(
     "--runs", "by_run", is_flag=True, help="Score every judge run against the same human labels."
 )
+@click.option("--base", metavar="ID", help="With --runs: the run compared against (paired).")
+@click.option("--candidate", metavar="ID", help="With --runs: the run compared with --base.")
 @db_option
 @dataset_option
 def agreement(
@@ -98,6 +125,8 @@ def agreement(
     resamples: int,
     all_reviewed: bool,
     by_run: bool,
+    base: str | None,
+    candidate: str | None,
     db: str | None,
     dataset: str | None,
 ) -> None:
@@ -109,12 +138,16 @@ def agreement(
     """
     if resamples < 1:
         raise click.UsageError("--resamples must be at least 1")
+    if (base or candidate) and not by_run:
+        raise click.UsageError("--base and --candidate compare judge runs: give --runs too")
     if by_run:
         if html_path:
             raise click.UsageError("--html writes the main report: give it without --runs")
         from .runs import print_runs_report
 
-        print_runs_report(path, db, dataset, as_json, seed, resamples, all_reviewed)
+        print_runs_report(
+            path, db, dataset, as_json, seed, resamples, all_reviewed, base, candidate
+        )
         return
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)

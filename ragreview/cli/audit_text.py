@@ -126,9 +126,17 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         Text("judge = prediction, reviewer = truth; reviewed value = override, else the "
              "judge's label accepted", style="dim")
     )  # fmt: skip
+    if "humans_first" in report:
+        from .humans_first_text import humans_first_table
+
+        console.print(humans_first_table(report["humans_first"]))
     if report["labels"]:
         console.print(_labels_table("Labels: judge vs reviewer", report["labels"],
                                     report["multiclass"]))  # fmt: skip
+    if report.get("self_agreement"):
+        from .runs_compare_text import print_self_agreement
+
+        print_self_agreement(console, report["self_agreement"])
     if report["metrics"]:
         console.print(_metrics_table(report["metrics"]))
         boot = report["bootstrap"]
@@ -148,6 +156,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
             ind["labels"], ind["multiclass"]))  # fmt: skip
     else:
         console.print(Text("independent agreement: no blind first pass recorded", style="dim"))
+    if "by_rule" in report:
+        from .humans_first_text import rules_table
+
+        console.print(rules_table(report["by_rule"]))
     if "reviewers" in report and report["reviewers"]["labels"]:  # (annotators alone: none)
         human = report["reviewers"]
         console.print(_reviewers_table(human))

@@ -91,6 +91,14 @@ TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
     help="Ask for token log-probabilities and store each verdict's (when the endpoint gives them).",
 )
 @click.option("--no-cache", is_flag=True, help="Ask the model even when a reply is cached.")
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 10),
+    default=1,
+    show_default=True,
+    help="Judge the records this many times with the same prompt (one run each; the "
+    "repeats bypass the cache): `agreement --runs` shows the judge-vs-itself κ.",
+)
 @db_option
 @dataset_option
 def judge(
@@ -111,6 +119,7 @@ def judge(
     collect: str | None,
     logprobs: bool,
     no_cache: bool,
+    repeat: int,
     db: str | None,
     dataset: str | None,
 ) -> None:
@@ -125,6 +134,11 @@ def judge(
         raise click.UsageError("give --batch or --collect, not both")
     if not model and not collect:
         raise click.UsageError("--model is required")
+    if repeat > 1 and (use_batch or collect or dry_run or only_missing):
+        raise click.UsageError(
+            "--repeat judges every record again online: not with --batch, --collect, "
+            "--dry-run or --only-missing"
+        )
     if prompt_file and task == "auto":
         raise click.UsageError("--prompt replaces one task's prompt: give --task too")
     templates = {task: Path(prompt_file).read_text("utf-8")} if prompt_file else {}
@@ -155,7 +169,7 @@ def judge(
             elif use_batch:
                 _submit(opened.db, opened.dataset, config)
             else:
-                _online(opened.db, opened.dataset, config, path)
+                _online(opened.db, opened.dataset, config, path, repeat)
         except JudgeAbort as err:
             raise click.ClickException(str(err)) from None
         except KeyboardInterrupt:
@@ -222,15 +236,26 @@ def _progress_bar(total: int, config) -> Iterator[tuple[Callable, Callable]]:
         yield update, waiting
 
 
-def _online(db: sqlite_utils.Database, dataset: str, config, path: str) -> None:
+def _online(db: sqlite_utils.Database, dataset: str, config, path: str, repeat: int = 1) -> None:
+    from ..services.judge.repeat import keep_first_active, repeat_config
     from ..services.judge.runner import count_records, run
 
-    with _progress_bar(count_records(db, dataset), config) as (update, waiting):
-        run_id, stats = run(db, dataset, config, on_progress=update, on_wait=waiting)
-    click.echo(printable(f"run {run_id} ({config.model}): {_summary(stats, config)}"))
-    if stats.errors:
+    first = None
+    errors = 0
+    for _ in range(repeat):
+        this = config if first is None else repeat_config(config, first)
+        with _progress_bar(count_records(db, dataset), config) as (update, waiting):
+            run_id, stats = run(db, dataset, this, on_progress=update, on_wait=waiting)
+        what = "run" if first is None else f"repeat of {first}:"
+        click.echo(printable(f"{what} {run_id} ({config.model}): {_summary(stats, config)}"))
+        first = first or run_id
+        errors += stats.errors
+    if repeat > 1 and first is not None:
+        keep_first_active(db, dataset, first)
+        click.echo(printable(f"run {first} stays the active judge layer"))
+    if errors:
         click.echo(f"see the errors with: ragreview log {path} --errors", err=True)
-        raise click.ClickException(f"{stats.errors} records could not be labelled")
+        raise click.ClickException(f"{errors} records could not be labelled")
 
 
 def _submit(db: sqlite_utils.Database, dataset: str, config) -> None:

@@ -35,6 +35,7 @@ from .session import open_target
     help="Apply every change in FILE (CSV or JSON Lines: record_id, name, target, "
     "value, optional reason) instead of one from the arguments.",
 )
+@click.option("--rule", metavar="ID", help="The guideline rule the change applies (e.g. R3).")
 @db_option
 @dataset_option
 def label(
@@ -46,6 +47,7 @@ def label(
     reviewer: str | None,
     reason: str | None,
     from_file: Path | None,
+    rule: str | None,
     db: str | None,
     dataset: str | None,
 ) -> None:
@@ -57,8 +59,10 @@ def label(
     """
     given = [a for a in (record_id, name, target, value) if a is not None]
     if from_file is not None:
-        if given or reason is not None:
-            raise click.UsageError("--from FILE takes no RECORD_ID NAME TARGET VALUE or --reason")
+        if given or reason is not None or rule is not None:
+            raise click.UsageError(
+                "--from FILE takes no RECORD_ID NAME TARGET VALUE, --reason or --rule"
+            )
         _label_from(path, from_file, reviewer, db, dataset)
         return
     if len(given) < 4:
@@ -77,6 +81,7 @@ def label(
             parsed,
             reviewer or default_reviewer(),
             reason=reason,
+            rule=rule,
         )
     shown = "the judge's value" if parsed is None else json.dumps(parsed)
     line = f"{record_id} {name} {target} = {shown}" + ("" if event else " (unchanged)")
@@ -216,6 +221,7 @@ def log(
                 old = "–" if event.old is None else json.dumps(event.old, ensure_ascii=False)
                 new = "–" if event.new is None else json.dumps(event.new, ensure_ascii=False)
                 why = f"  ({event.reason})" if event.reason else ""
+                why += f"  [rule {event.rule}]" if event.rule else ""
                 line = (
                     f"{event.at}  {event.reviewer}  {event.kind:6}  {event.record}  "
                     f"{event.name} {event.target}: {old} → {new}{why}"

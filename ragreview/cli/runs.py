@@ -95,14 +95,27 @@ def print_runs_report(
     seed: int,
     resamples: int,
     all_reviewed: bool,
+    base: str | None = None,
+    candidate: str | None = None,
 ) -> None:
-    """``agreement --runs``: one table of every run against the same human labels."""
-    from ..services import run_report
+    """``agreement --runs``: one table of every run against the same human labels,
+    then the paired comparison of two runs and each repeat's self-agreement."""
+    from ..services import run_compare, run_report
 
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
         report = run_report.build(
             opened.db, opened.dataset, seed=seed, resamples=resamples, all_reviewed=all_reviewed
+        )
+        run_compare.extend(
+            report,
+            opened.db,
+            opened.dataset,
+            base=base,
+            candidate=candidate,
+            seed=seed,
+            resamples=resamples,
+            all_reviewed=all_reviewed,
         )
     if as_json:
         click.echo(json_for_terminal(json.dumps(report, ensure_ascii=False)))
@@ -130,5 +143,9 @@ def print_runs_report(
             ci = f"{_num(block['bias'])} [{_num(block['ci_low'])}, {_num(block['ci_high'])}]"
             table.add_row(Text(name), str(block["n"]), "", "", "", ci)
         console.print(table)
-    for warning in report["warnings"]:
+    from .runs_compare_text import print_paired, print_self_agreement
+
+    print_self_agreement(console, report["self_agreement"])
+    print_paired(console, report["paired"])
+    for warning in report["warnings"] + (report["paired"] or {}).get("warnings", []):
         click.echo(printable(f"warning: {warning}", one_line=True), err=True)

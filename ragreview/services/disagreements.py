@@ -1,6 +1,7 @@
 """``export --as disagreements``: the items where a reviewer overrode the judge, one JSON
-line each, with the record context, the judge's label and reason and the human's:
-ready as few-shot examples for the next judge prompt (docs/estimate.md)."""
+line each, with the record context, the judge's label and reason and the human's, and
+the guideline rule the correction applies (``rule``: id and text, or null): ready as
+few-shot examples for the next judge prompt (docs/estimate.md, docs/align.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..core import families as fam
 from ..core.keys import context_key, part_key
 from ..core.labels import value_of
 from ..core.record import Record
+from ..store import guidelines
 from ..store import records as store_records
 
 if TYPE_CHECKING:
@@ -34,7 +36,7 @@ def _texts(record: Record) -> dict[str, str]:
 def _documents(record: Record, target: str) -> list[dict[str, Any]]:
     """The document holding a document-sentence target; every document otherwise (a
     response sentence or a record-level verdict is judged against all of them)."""
-    docs: list[dict[str, Any]] = [
+    docs: list[dict[str, Any]] = [  # (typed: mypy would infer the values' union)
         {"id": d.id, "title": d.title, "sentences": [list(s) for s in d.sentences]}
         for d in record.documents
     ]
@@ -42,6 +44,10 @@ def _documents(record: Record, target: str) -> list[dict[str, Any]]:
         if any(key == target for key, _ in doc["sentences"]):
             return [doc]
     return docs
+
+
+def _rule(rule: str | None, texts: dict[str, str]) -> dict[str, Any] | None:
+    return None if rule is None else {"id": rule, "text": texts.get(rule)}
 
 
 def _human_reasons(db: sqlite_utils.Database, rowid: int) -> dict[tuple[str, str], str]:
@@ -61,7 +67,9 @@ def items(
 ) -> Iterator[dict[str, Any]]:
     """One object per overridden item (human value differs from the judge's), file order."""
     status = "reviewed" if reviewed_only else None
+    rule_texts = guidelines.rules(db, dataset)
     for stored in store_records.overridden(db, dataset, status=status):
+        rules = guidelines.label_rules(db, stored.rowid)
         record, judge = stored.record, stored.judge
         human_by = {
             (name, target): (reviewer, at)
@@ -104,6 +112,8 @@ def items(
                         "at": at,
                         "status": stored.status,
                     },
+                    # the guideline rule the correction applies, with its text
+                    "rule": _rule(rules.get((name, target)), rule_texts),
                 }
 
 

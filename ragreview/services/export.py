@@ -27,8 +27,11 @@ from . import output_file
 if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
 
-AS_CHOICES = ("source", "ragreview", "csv", "parquet", "disagreements")
 DISAGREEMENTS = "disagreements"  # the overridden items, not the records (disagreements.py)
+# corrections in other tools' shapes (loop_exports.py): items too, not records
+LOOP_FORMATS = ("ragas-annotation", "mlflow-assessments", "fewshot")
+ITEM_FORMATS = (DISAGREEMENTS, *LOOP_FORMATS)
+AS_CHOICES = ("source", "ragreview", "csv", "parquet", *ITEM_FORMATS)
 
 
 class LossError(RagreviewError):
@@ -45,7 +48,7 @@ def _dataset_row(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
 def resolve_format(db: sqlite_utils.Database, dataset: str, as_: str) -> str:
     """The writer's name for ``--as`` (``source`` is the format the dataset came in)."""
     fmt = _dataset_row(db, dataset)["format"] if as_ == "source" else as_
-    if fmt not in ("csv", DISAGREEMENTS) and fmt not in formats.REGISTRY:
+    if fmt not in ("csv", *ITEM_FORMATS) and fmt not in formats.REGISTRY:
         raise RagreviewError(f"export as {fmt!r} is not supported")
     return fmt
 
@@ -145,6 +148,10 @@ def _write(
         from . import disagreements
 
         return disagreements.write(db, dataset, out, reviewed_only=reviewed_only)
+    if fmt in LOOP_FORMATS:
+        from . import loop_exports
+
+        return loop_exports.write(db, dataset, fmt, out, reviewed_only=reviewed_only)
     if fmt not in ("csv", "ragreview"):
         changed = item_edits.edited(db, dataset)
         if changed:  # the source file's own fact/statement lists cannot hold them
@@ -215,7 +222,7 @@ class Exported:
 
     @property
     def what(self) -> str:
-        return "items" if self.fmt == DISAGREEMENTS else "records"
+        return "items" if self.fmt in ITEM_FORMATS else "records"
 
 
 def _checked_format(

@@ -28,12 +28,13 @@ def append_event(
     session: str | None = None,
     pass_: str | None = None,
     ref: int | None = None,
+    rule: str | None = None,
 ) -> int:
     """The one way an event is written (the table is append-only): values as JSON, None
     as NULL. Returns the event id. Caller holds the transaction."""
     cur = conn.execute(
         "INSERT INTO events (record, kind, name, target, old, new, reviewer, at, reason, session, "
-        "pass, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "pass, ref, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             rowid,
             kind,
@@ -47,6 +48,7 @@ def append_event(
             session,
             pass_,
             ref,
+            rule,
         ),
     )
     assert cur.lastrowid is not None

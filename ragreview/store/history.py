@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
 from ..core.rgb_rules import refusal
-from . import item_edits, metric_rows
+from . import guidelines, item_edits, metric_rows
 from .db import write
 from .events import append_event
 from .records import StoredRecord, dumps, get, loads, now
@@ -44,6 +44,7 @@ class Event:
     reason: str | None
     session: str | None
     pass_: str | None
+    rule: str | None = None  # the guideline rule the change applies (docs/align.md)
 
     def as_json(self) -> dict[str, Any]:
         """``log --json``'s line: ``kind`` (set, revert, undo, redo, status, note) and
@@ -60,6 +61,7 @@ class Event:
             "reviewer": self.reviewer,
             "at": self.at,
             "reason": self.reason,
+            "rule": self.rule,
         }
 
 
@@ -69,6 +71,15 @@ def _current(conn: sqlite3.Connection, rowid: int, name: str, target: str) -> Va
         (rowid, name, target),
     ).fetchone()
     return None if row is None else loads(row[0])
+
+
+def _rule_now(conn: sqlite3.Connection, rowid: int, name: str, target: str) -> str | None:
+    row = conn.execute(
+        "SELECT e.rule FROM human_labels h JOIN events e ON e.id = h.event "
+        "WHERE h.record = ? AND h.name = ? AND h.target = ?",
+        (rowid, name, target),
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 def apply_change(
@@ -85,6 +96,8 @@ def apply_change(
     pass_: str | None = None,
     ref: int | None = None,
     meant: bool = False,
+    rule: str | None = None,
+    set_rule: bool = False,
 ) -> int | None:
     """Append one label event and fold it into ``human_labels``. Caller holds the txn.
 
@@ -92,9 +105,13 @@ def apply_change(
     event id, or None when nothing changes, unless the reviewer ``meant`` a change:
     then an event whose old and new are equal records that they set this value too
     (another reviewer set it a moment before, unseen), and the label is theirs.
+    ``rule``: the guideline rule the change applies; a different rule on an unchanged
+    value is still recorded (``set_rule``: also when ``rule`` is None, as an undo back to
+    no rule).
     """
     old = _current(conn, rowid, name, target)
-    if old == new and type(old) is type(new) and not meant:
+    same_rule = (rule is None and not set_rule) or _rule_now(conn, rowid, name, target) == rule
+    if old == new and type(old) is type(new) and same_rule and not meant:
         return None
     at = now()
     event_id = append_event(
@@ -111,6 +128,7 @@ def apply_change(
         session=session,
         pass_=pass_,
         ref=ref,
+        rule=rule,
     )
     if new is None:
         conn.execute(
@@ -141,11 +159,13 @@ def set_label(
     blind: bool = False,
     stored: StoredRecord | None = None,
     seen: Value = NOT_SHOWN,
+    rule: str | None = None,
 ) -> int | None:
     """Override one label (``value`` None reverts it to the judge's). Durable on return.
 
     ``stored``: the record as the caller just read it (the review screen holds it), so
-    a keystroke reads the record once.
+    a keystroke reads the record once. ``rule``: the id of the dataset's guideline rule
+    the correction applies (refused when the guidelines do not define it).
 
     ``seen``: the value the reviewer's screen showed when they pressed the key (a key
     sends the value it means to set, computed from that, never a toggle of what is
@@ -163,6 +183,10 @@ def set_label(
             raise RagreviewError(f"record {stored.record.id!r}: {why}")
         resolved, value = check_label(stored.record, name, target, value)
     with write(db.conn) as conn:
+        if rule is not None:
+            if value is None:
+                raise RagreviewError("a rule tags a reviewer's value: not a revert")
+            guidelines.check_rule(conn, rowid, rule)
         event = apply_change(
             conn,
             rowid,
@@ -175,6 +199,7 @@ def set_label(
             session=session,
             pass_="blind" if blind else None,
             meant=seen is not NOT_SHOWN and not _same(seen, value),
+            rule=rule,
         )
         if event is not None:  # the record and judge layer are as just read: not again
             metric_rows.refresh(db, [rowid], known={rowid: (stored.record, stored.judge)})
@@ -244,9 +269,16 @@ def _step(
             item_edits.store_list(conn, rowid, item_edits.EVENT_NAMES[name], value)
             event_id = None  # recorded below, with the list as both old and new
         else:
-            event_id = apply_change(
-                conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref
+            # the rule follows the value: redo brings back ref's, undo the one before it
+            rule = (
+                guidelines.rule_of(conn, ref)
+                if kind == "redo"
+                else guidelines.rule_before(conn, ref)
             )
+            event_id = apply_change(
+                conn, rowid, name, target, value, reviewer, kind=kind, session=session, ref=ref,
+                rule=rule, set_rule=True,
+            )  # fmt: skip
         if event_id is None:  # already at that value (someone else changed it): record anyway
             event_id = append_event(
                 conn, rowid, kind, name, target, value, value, reviewer, session=session, ref=ref
@@ -323,7 +355,8 @@ def iter_events(
 ) -> Iterator[Event]:
     sql = (
         "SELECT e.id, r.id, r.dataset, e.kind, e.name, e.target, e.old, e.new, e.reviewer, "
-        "e.at, e.reason, e.session, e.pass FROM events e JOIN records r ON r.rowid = e.record"
+        "e.at, e.reason, e.session, e.pass, e.rule FROM events e "
+        "JOIN records r ON r.rowid = e.record"
     )
     params: list[Any] = []
     if record is not None:
@@ -333,7 +366,22 @@ def iter_events(
         sql += " WHERE e.id = ?"
         params.append(event_id)
     for row in db.conn.execute(sql + " ORDER BY e.id", params):
-        eid, rid, dataset, kind, name, target, old, new, reviewer, at, reason, session, pass_ = row
+        (
+            eid,
+            rid,
+            dataset,
+            kind,
+            name,
+            target,
+            old,
+            new,
+            reviewer,
+            at,
+            reason,
+            session,
+            pass_,
+            rule,
+        ) = row
         yield Event(
             eid,
             rid,
@@ -348,6 +396,7 @@ def iter_events(
             reason,
             session,
             pass_,
+            rule,
         )
 
 

@@ -52,6 +52,7 @@ class _Record:
     reviewed_at: str | None
     judge: list[tuple[str, str, str, str | None]]  # name, target, value JSON, run
     human: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rules: dict[tuple[str, str], str] = field(default_factory=dict)  # (name, target) -> rule
 
 
 @dataclass
@@ -62,6 +63,7 @@ class _Source:
     settings: dict[tuple[str, str], str]
     records: dict[tuple[str, str], _Record]
     reviews: str = ""  # merge_checks.review_digest: a copy's is the same
+    guidelines: list[tuple] = field(default_factory=list)  # (dataset, text, source, at)
 
     @property
     def names(self) -> set[str]:
@@ -127,11 +129,20 @@ def _read_source(path: str) -> _Source:
         ):
             by_rowid[rowid].human.setdefault(name, {})[target] = loads(value)
         reviews = review_digest(conn, records)
+        found: list[tuple] = []
+        # files from before m014_guidelines_and_rules have no guidelines and no rules
+        if "rule" in {row[1] for row in conn.execute("PRAGMA table_info(events)")}:
+            for rowid, name, target, rule in conn.execute(
+                "SELECT h.record, h.name, h.target, e.rule FROM human_labels h "
+                "JOIN events e ON e.id = h.event WHERE e.rule IS NOT NULL"
+            ):
+                by_rowid[rowid].rules[(name, target)] = rule
+            found = conn.execute("SELECT dataset, text, source, at FROM guidelines").fetchall()
     finally:
         conn.close()
     names = Counter(r.reviewed_by for r in records.values() if r.status == "reviewed")
     reviewer = names.most_common(1)[0][0] if names else Path(path).stem
-    return _Source(path, reviewer or Path(path).stem, datasets, settings, records, reviews)
+    return _Source(path, reviewer or Path(path).stem, datasets, settings, records, reviews, found)
 
 
 def _check(sources: list[_Source]) -> list[str]:
@@ -193,6 +204,10 @@ def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
             # each dataset's from the first file that holds it
             [(d, n, v) for (d, n), v in kept_settings(sources).items()],
         )
+        conn.executemany(  # the first source's guidelines of each dataset
+            "INSERT OR IGNORE INTO guidelines (dataset, text, source, at) VALUES (?, ?, ?, ?)",
+            [row for src in sources for row in src.guidelines],
+        )
         source_ids = []
         for src in sources:
             cur = conn.execute(
@@ -240,7 +255,7 @@ def merge(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:
                     ],
                 )
                 if mine.status == "reviewed":
-                    voters.append((src.reviewer, mine.human))
+                    voters.append((src.reviewer, mine.human, mine.rules))
             conflicts += _consensus(db, conn, rowid, rec, voters)
         for name in dataset_rows:  # the sources' judge layer becomes this file's runs
             run_layers.adopt(conn, name)
@@ -272,7 +287,7 @@ def _consensus(
     conn: sqlite3.Connection,
     rowid: int,
     rec: _Record,
-    voters: list[tuple[str, dict[str, dict[str, Any]]]],
+    voters: list[tuple[str, dict[str, dict[str, Any]], dict[tuple[str, str], str]]],
 ) -> int:
     """Write the agreed labels of one record; return how many items conflict."""
     if not voters:
@@ -280,9 +295,9 @@ def _consensus(
     judge: dict[str, dict[str, Any]] = {}
     for name, target, value, _ in rec.judge:
         judge.setdefault(name, {})[target] = loads(value)
-    layers = [(who, effective(judge, human)) for who, human in voters]
+    layers = [(who, effective(judge, human)) for who, human, _ in voters]
     items = {(n, t) for _, layer in layers for n, ts in layer.items() for t in ts}
-    names = ", ".join(who for who, _ in voters)
+    names = ", ".join(who for who, _, _ in voters)
     conflicts = 0
     for name, target in sorted(items):
         if name not in CATALOGUE:
@@ -294,10 +309,13 @@ def _consensus(
             conflicts += 1
             continue
         agreed = next(v for v in given if v is not None)
+        # the rule the reviewers named, when they named one and the same
+        named = {rules[(name, target)] for _, _, rules in voters if (name, target) in rules}
         if agreed != value_of(judge, name, target):
             history.apply_change(
                 conn, rowid, name, target, agreed, MERGE_REVIEWER, kind="set",
                 reason=f"merged: agreed by {names}",
+                rule=named.pop() if len(named) == 1 else None,
             )  # fmt: skip
     if not conflicts:
         history.mark(db, rowid, "reviewed", names)
@@ -383,6 +401,13 @@ def human_agreement(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] |
     sources = reviewers(db)
     if not sources:
         return None
+    return reviewer_agreement(reviewer_views(db, dataset), [who for _, who in sources])
+
+
+def reviewer_views(db: sqlite_utils.Database, dataset: str) -> list[tuple[Any, dict, list]]:
+    """Per record of a merged dataset: (record, judge layer, each source reviewer's
+    effective layer, or None where that reviewer did not review the record)."""
+    sources = reviewers(db)
     per_record = []
     for rowid, data in db.conn.execute(
         "SELECT rowid, data FROM records WHERE dataset = ? ORDER BY position, rowid", (dataset,)
@@ -399,4 +424,4 @@ def human_agreement(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] |
                 human = _layers(db, "reviewer_labels", rowid, "AND source = ?", sid)
                 layers.append(effective(judge, human))
         per_record.append((parse_record(loads(data)), judge, layers))
-    return reviewer_agreement(per_record, [who for _, who in sources])
+    return per_record

@@ -488,3 +488,20 @@ def m013_compact_records(db: Database) -> None:
     # stored without them, and source_refs says where in data each is (store.compact;
     # NULL: the source is stored whole, as every record of an older import is).
     db.execute("ALTER TABLE records ADD COLUMN source_refs TEXT")
+
+
+@MIGRATIONS()
+def m014_guidelines_and_rules(db: Database) -> None:
+    # A dataset's guidelines (Markdown, rules with ids such as R3: core.guidelines),
+    # and the rule a label event applies (NULL: none named). docs/align.md.
+    db.executescript(
+        """
+        CREATE TABLE guidelines (
+            dataset TEXT PRIMARY KEY,
+            text TEXT NOT NULL,
+            source TEXT,
+            at TEXT NOT NULL
+        );
+        ALTER TABLE events ADD COLUMN rule TEXT;
+        """
+    )

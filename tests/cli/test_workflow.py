@@ -41,7 +41,8 @@ def test_import_label_log_undo_export_round_trip(ragreview, demo_copy, tmp_path)
     assert result.exit_code == 0, result.stderr
     (event,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert set(event) == {
-        "record", "kind", "pass", "name", "target", "old", "new", "reviewer", "at", "reason"
+        "record", "kind", "pass", "name", "target", "old", "new", "reviewer", "at", "reason",
+        "rule",
     }  # fmt: skip
     assert {k: v for k, v in event.items() if k != "at"} == {
         "record": "covid-1",
@@ -53,6 +54,7 @@ def test_import_label_log_undo_export_round_trip(ragreview, demo_copy, tmp_path)
         "new": True,
         "reviewer": "ann",
         "reason": "mentions patients",
+        "rule": None,
     }
 
     out = tmp_path / "out.jsonl"

@@ -76,7 +76,9 @@ def test_set_label_writes_event_and_human_layer(db) -> None:
         "reviewer",
         "at",
         "reason",
+        "rule",  # the guideline rule named (docs/align.md); null here
     }
+    assert e.as_json()["rule"] is None
     row = db.conn.execute("SELECT reviewer, event FROM human_labels").fetchone()
     assert row == ("ann", e.id)
 

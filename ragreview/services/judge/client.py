@@ -48,6 +48,8 @@ class JudgeConfig:
     price_in: float = 0.0  # per million prompt tokens
     price_out: float = 0.0  # per million completion tokens
     logprobs: bool = False  # ask for token log-probabilities (stored per verdict)
+    # more for the run to record (a repeat's first run, an align run's folds)
+    extra_params: dict[str, object] = field(default_factory=dict)
 
     def params(self) -> dict[str, object]:
         """What a run records of how it asked (never the key, its variable or headers)."""
@@ -57,6 +59,7 @@ class JudgeConfig:
             "logprobs": self.logprobs,
             "only_missing": self.only_missing,
             "use_cache": self.use_cache,
+            **self.extra_params,
         }
 
 

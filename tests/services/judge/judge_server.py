@@ -94,6 +94,8 @@ class State:
     lock: threading.Lock = field(default_factory=threading.Lock)
     hold_after: int | None = None  # chat calls after this many wait for ``release``
     release: threading.Event = field(default_factory=threading.Event)
+    # replaces the oracle: (prompt, how many times this prompt was asked before) -> reply
+    answer: Any = None
 
     def chat_count(self) -> int:
         return sum(1 for r in self.requests if r["path"].endswith("/chat/completions"))
@@ -235,7 +237,12 @@ class Handler(BaseHTTPRequestHandler):
             elif rule.fault == "malformed":
                 self._send(200, completion(req["model"], "Sure! {not json", prompt))
                 return
-        content = json.dumps(oracle(prompt))
+        if self.state.answer is not None:
+            with self.state.lock:
+                asked = self.state.chat_prompts[:-1].count(prompt)
+            content = json.dumps(self.state.answer(prompt, asked))
+        else:
+            content = json.dumps(oracle(prompt))
         self._send(200, completion(req["model"], content, prompt, bool(req.get("logprobs"))))
 
     def _upload(self, body: bytes) -> None:

@@ -1,0 +1,152 @@
+"""Guidelines and the rule behind a correction (docs/align.md): rules parsed from the
+guidelines' Markdown, `label --rule`, the tag through undo/redo, merge and export, and
+agreement per rule on a hand-made dataset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragreview.core.guidelines import parse_rules
+from ragreview.services.judge.align import corrections, example_text
+from ragreview.store import guidelines, open_database
+from ragreview.store import records as store_records
+
+from .agreement_helpers import quick, run, trace_record, write_jsonl
+
+GUIDELINES = """# Support guidelines
+
+- **R1**: a sentence is supported only when a document says it,
+  not when it merely follows from common knowledge.
+- **R2**: hedged sentences count as unsupported.
+
+## R10. Numbers must match exactly.
+"""
+
+
+def test_rules_are_parsed_from_markdown():
+    assert parse_rules(GUIDELINES) == {
+        "R1": "a sentence is supported only when a document says it, not when it merely "
+        "follows from common knowledge.",
+        "R2": "hedged sentences count as unsupported.",
+        "R10": "Numbers must match exactly.",
+    }
+    assert parse_rules("no rules here\n\nR-x: not an id") == {}
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    path = write_jsonl(tmp_path / "res.jsonl", [trace_record(f"t{i}") for i in range(1, 5)])
+    rules = tmp_path / "guidelines.md"
+    rules.write_text(GUIDELINES, encoding="utf-8")
+    quick("import", str(path))
+    return path, rules
+
+
+def _rules_of(path, rid):
+    db = open_database(path.with_suffix(".ragreview.db"))
+    try:
+        return guidelines.label_rules(db, store_records.find(db, rid).rowid)
+    finally:
+        db.conn.close()
+
+
+def test_label_rule_survives_undo_redo_and_reaches_the_exports(dataset, tmp_path):
+    path, rules = dataset
+    p = str(path)
+    bad = run("label", p, "t1", "supported", "a", "false", "--rule", "R1", check=False)
+    assert bad.returncode == 1 and "no guidelines" in bad.stderr
+    assert "3 rules (R1, R2, R10)" in run("guidelines", p, str(rules)).stdout
+    assert json.loads(run("guidelines", p, "--json").stdout)["R2"].startswith("hedged")
+    unknown = run("label", p, "t1", "supported", "a", "false", "--rule", "R9", check=False)
+    assert unknown.returncode == 1 and "no rule 'R9'" in unknown.stderr
+
+    quick("label", p, "t1", "supported", "a", "false", "--rule", "R1", "--reviewer", "ann",
+          "--reason", "common knowledge only")  # fmt: skip
+    quick("label", p, "t1", "supported", "a", "true", "--rule", "R2", "--reviewer", "ann")
+    assert _rules_of(path, "t1") == {("supported", "a"): "R2"}
+    quick("undo", p, "--reviewer", "ann")
+    assert _rules_of(path, "t1") == {("supported", "a"): "R1"}  # back with its value
+    quick("redo", p, "--reviewer", "ann")
+    assert _rules_of(path, "t1") == {("supported", "a"): "R2"}
+    quick("undo", p, "--reviewer", "ann")
+    log = [json.loads(x) for x in run("log", p, "--record", "t1", "--json").stdout.splitlines()]
+    assert [(e["kind"], e["rule"]) for e in log] == [
+        ("set", "R1"), ("set", "R2"), ("undo", "R1"), ("redo", "R2"), ("undo", "R1")
+    ]  # fmt: skip
+    assert "[rule R1]" in run("log", p, "--record", "t1").stdout
+
+    pack = tmp_path / "pack.jsonl"
+    run("export", p, "--as", "disagreements", "--out", str(pack))
+    (item,) = [json.loads(line) for line in pack.read_text(encoding="utf-8").splitlines()]
+    assert item["rule"] == {"id": "R1", "text": parse_rules(GUIDELINES)["R1"]}
+    few = tmp_path / "few.jsonl"
+    run("export", p, "--as", "fewshot", "--out", str(few))
+    (line,) = [json.loads(x) for x in few.read_text(encoding="utf-8").splitlines()]
+    assert line["rule"] == item["rule"]
+    mlflow = tmp_path / "mlflow.jsonl"
+    run("export", p, "--as", "mlflow-assessments", "--out", str(mlflow))
+    (a,) = [json.loads(x) for x in mlflow.read_text(encoding="utf-8").splitlines()]
+    assert a["metadata"]["ragreview.rule"] == "R1"
+
+    # the align examples carry the rule's text
+    quick("mark", p, "t1", "--reviewed")
+    db = open_database(path.with_suffix(".ragreview.db"))
+    stored = list(store_records.iterate(db, "res", status="reviewed"))
+    (found,) = corrections(db, stored, {"supported"})
+    db.conn.close()
+    assert (found.rule, found.reason) == ("R1", "common knowledge only")
+    text = example_text(1, found, stored[0].record)
+    assert "Guideline rule: R1 (a sentence is supported only when a document says it" in text
+
+
+def test_agreement_per_rule_matches_hand_counts(dataset):
+    path, rules = dataset
+    p = str(path)
+    run("guidelines", p, str(rules))
+    # the judge says every response sentence is supported
+    quick("label", p, "t1", "supported", "a", "false", "--rule", "R1")
+    quick("label", p, "t2", "supported", "a", "false", "--rule", "R1")
+    quick("label", p, "t3", "supported", "a", "true", "--rule", "R1")  # R1 confirms the judge
+    quick("label", p, "t1", "supported", "b", "false", "--rule", "R2")
+    quick("label", p, "t4", "supported", "b", "false")  # no rule named
+    for i in range(1, 5):
+        quick("mark", p, f"t{i}", "--reviewed")
+    report = json.loads(run("agreement", p, "--json").stdout)
+    r1 = report["by_rule"]["R1"]
+    assert r1["text"].startswith("a sentence is supported") and r1["items"] == 3
+    s = r1["labels"]["supported"]
+    # (judge, human): (T,F) (T,F) (T,T): tp 1, fp 2; accuracy 1/3, TPR 1, TNR 0/2 = 0;
+    # κ: p_o 1/3, p_e = 1 · 1/3 = 1/3 -> 0
+    assert s["confusion"] == {"tp": 1, "fp": 2, "fn": 0, "tn": 0}
+    assert s["accuracy"] == pytest.approx(1 / 3) and s["tpr"] == 1 and s["tnr"] == 0
+    assert s["kappa"] == pytest.approx(0)
+    r2 = report["by_rule"]["R2"]["labels"]["supported"]
+    assert r2["confusion"] == {"tp": 0, "fp": 1, "fn": 0, "tn": 0}
+    assert r2["accuracy"] == 0 and r2["tpr"] is None  # undefined, not 0
+    assert set(report["by_rule"]) == {"R1", "R2"}
+    assert "Per guideline rule" in run("agreement", p).stdout
+
+
+def test_merge_keeps_the_rule_the_reviewers_agreed_on(tmp_path):
+    path = write_jsonl(tmp_path / "res.jsonl", [trace_record("t1"), trace_record("t2")])
+    rules = tmp_path / "g.md"
+    rules.write_text(GUIDELINES, encoding="utf-8")
+    dbs = [tmp_path / f"{who}.db" for who in ("ann", "bob")]
+    for who, db in zip(("ann", "bob"), dbs):
+        quick("import", str(path), "--db", str(db))
+        run("guidelines", str(db), str(rules))
+        quick("label", str(db), "t1", "supported", "a", "false", "--rule", "R1",
+              "--reviewer", who)  # fmt: skip
+        quick("mark", str(db), "t1", "--reviewed", "--reviewer", who)
+    into = tmp_path / "merged.db"
+    run("merge", *map(str, dbs), "--into", str(into))
+    db = open_database(into)
+    try:
+        assert guidelines.label_rules(db, store_records.find(db, "t1").rowid) == {
+            ("supported", "a"): "R1"
+        }
+        assert guidelines.rules(db, "res")["R2"].startswith("hedged")
+    finally:
+        db.conn.close()
