@@ -68,4 +68,4 @@ def test_every_command_is_listed_and_loads() -> None:
         "names = cli.list_commands(None)\n"
         "print(all(cli.get_command(None, n).name == n for n in names), len(names))"
     )
-    assert _run(code) == "True 19"
+    assert _run(code) == "True 21"  # (with align and guidelines)

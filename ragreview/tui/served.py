@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> None:
         ServedApp(db, dataset, reviewer, blind="--blind" in args[2:], session=session).run()
     finally:
         db.conn.close()
+        # The app may end first when the server dies (its pipes close under it), before
+        # the SIGTERM thread's release has run: let go here too (releasing is idempotent).
+        release_lease(db_path, session)
 
 
 if __name__ == "__main__":
