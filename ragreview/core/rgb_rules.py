@@ -59,7 +59,7 @@ def judge_says_identified(evaluation: str) -> bool:
 
 # Labels that judge the model's output: a record without one (an RGB data file, no
 # prediction yet) has nothing they could be about.
-JUDGES_THE_OUTPUT = ("rejected", "error_detected", "part_matched")
+JUDGES_THE_OUTPUT = ("rejected", "error_detected", "part_matched", "not_addressed", "identified")
 
 
 def refusal(record: Any, name: str, judge: Any = None) -> str | None:

@@ -53,7 +53,9 @@ def test_two_reviewers_in_chromium(serve, tmp_path):
             ann = Session(browser, served.url, "Ann", TOKEN)
             ann.wait_for("covid-2 · trace")
             assert _holders(served.db) == {"covid-1": "Bea", "covid-2": "Ann"}
-            bea.wait_for("·   2@covid-2")  # Ann's lease, marked in Bea's list
+            bea.wait_for("·  @covid-2")  # Ann's lease, marked in Bea's list
+            bea.press("M")  # the full metrics panel (compact shows one headline a family)
+            bea.wait_for("utilization")
 
             # Ann overrides a label; Bea's dataset metrics follow within 2 s
             db = open_database(served.db)

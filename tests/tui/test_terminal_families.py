@@ -29,7 +29,7 @@ CASES = {
         SHARED_RGB / "en_fact.json",
         ["Q Super Bowl 2021 location", "rejected – · error –", "p0 ? Tampa"],
         # a data file without predictions: nothing to score, undefined (docs/metrics.md)
-        ["correct", "error_detection_rate                             –"],
+        ["correct", "error_detection_rate                 –"],
     ),
     "mtrag": (
         FIXTURES / "mtrag" / "responses-10.jsonl",
