@@ -2,7 +2,7 @@
 for input in each JSON style people write (the worst is the figure that counts).
 
 Generates the RAGBench-style file of ``import_bench.py`` (default 100,000 rows) in
-each of ``json_styles.STYLES`` (orjson, ``json.dumps`` defaults, pandas
+each of ``import_bench.STYLES`` (orjson, ``json.dumps`` defaults, pandas
 ``to_json(lines=True)``), imports it with ``python -m ragreview import FILE --db DB``
 and builds the floor DB of ``import_bench.baseline`` (the raw lines and one row per
 judge label). Prints each DB's size / the input's size (target for ragreview: <= 1.25

@@ -1,7 +1,7 @@
 """Export throughput against a minimal script, measured in the same run (docs/architecture.md).
 
 Generates the same RAGBench-style file as ``import_bench.py`` (default 100,000 rows) in
-each JSON style of ``json_styles.STYLES`` (the worst counts), imports it into a ragreview DB and into the baseline's minimal DB (neither timed), then
+each JSON style of ``import_bench.STYLES`` (the worst counts), imports it into a ragreview DB and into the baseline's minimal DB (neither timed), then
 times, alternating:
 
 * the baseline: read the raw lines back from its SQLite table in file order and write

@@ -21,6 +21,7 @@ memory of ragreview's processes together (main + worker, sampled from /proc) is 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sqlite3
@@ -32,7 +33,6 @@ import threading
 import time
 from pathlib import Path
 
-import json_styles
 import orjson
 
 REPO = Path(__file__).resolve().parents[1]
@@ -99,12 +99,28 @@ def make_row(i: int, rng: random.Random) -> dict:
     }
 
 
-STYLES = json_styles.STYLES  # how people write JSON Lines (benches report the worst)
+# How people write JSON Lines (benches report the worst): orjson's compact form,
+# ``json.dumps`` defaults (", " and ": ", \u escapes) and pandas' ``to_json(lines=True)``
+# (compact, \u escapes, "/" written as \/, its own float digits).
+STYLES = ("orjson", "json.dumps", "pandas")
 
 
 def generate(path: Path, n: int, style: str = "orjson") -> None:
     rng = random.Random(2333)
-    json_styles.write(path, (make_row(i, rng) for i in range(n)), style)
+    with path.open("wb") as fh:
+        if style == "pandas":
+            import pandas
+
+            for start in range(0, n, 5_000):
+                rows = [make_row(i, rng) for i in range(start, min(n, start + 5_000))]
+                text = pandas.DataFrame(rows).to_json(orient="records", lines=True)
+                fh.write(text.encode() if text.endswith("\n") else text.encode() + b"\n")
+            return
+        for i in range(n):
+            row = make_row(i, rng)
+            fh.write(
+                orjson.dumps(row) + b"\n" if style == "orjson" else f"{json.dumps(row)}\n".encode()
+            )
 
 
 def baseline(path: Path, db_path: Path) -> int:
