@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from ragreview.store import open_database
 from tests.conftest import subprocess_env
 
 START_TIMEOUT_S = 30
@@ -26,6 +27,18 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def holders(db_path: Path) -> dict[str, str]:
+    """``{record id: reviewer}`` of the leases held in the DB at ``db_path``."""
+    db = open_database(db_path)
+    try:
+        rows = db.conn.execute(
+            "SELECT r.id, l.reviewer FROM leases l JOIN records r ON r.rowid = l.record"
+        ).fetchall()
+    finally:
+        db.conn.close()
+    return dict(rows)
 
 
 def children(pid: int) -> list[int]:

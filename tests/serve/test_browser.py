@@ -15,6 +15,7 @@ from ragreview.store import records as store_records
 from ragreview.tui.widgets.metrics_panel import fmt
 from tests.conftest import subprocess_env
 from tests.serve.browser import CHROMIUM, CHROMIUM_ARGS, Session
+from tests.serve.conftest import holders
 
 pytestmark = [
     pytest.mark.browser,
@@ -23,17 +24,6 @@ pytestmark = [
 sync_api = pytest.importorskip("playwright.sync_api")
 
 TOKEN = "team-token-7"
-
-
-def _holders(db_path) -> dict[str, str]:
-    db = open_database(db_path)
-    try:
-        rows = db.conn.execute(
-            "SELECT r.id, l.reviewer FROM leases l JOIN records r ON r.rowid = l.record"
-        ).fetchall()
-    finally:
-        db.conn.close()
-    return dict(rows)
 
 
 def test_two_reviewers_in_chromium(serve, tmp_path):
@@ -52,7 +42,7 @@ def test_two_reviewers_in_chromium(serve, tmp_path):
             bea.wait_for("covid-1 · trace")
             ann = Session(browser, served.url, "Ann", TOKEN)
             ann.wait_for("covid-2 · trace")
-            assert _holders(served.db) == {"covid-1": "Bea", "covid-2": "Ann"}
+            assert holders(served.db) == {"covid-1": "Bea", "covid-2": "Ann"}
             bea.wait_for("·  @covid-2")  # Ann's lease, marked in Bea's list
             bea.press("M")  # the full metrics panel (compact shows one headline a family)
             bea.wait_for("utilization")
@@ -81,7 +71,7 @@ def test_two_reviewers_in_chromium(serve, tmp_path):
             # Bea's `n` (next record) and `p` pass covid-2 by: Ann has it open
             bea.press("n")
             bea.wait_for("markup-1 · trace")
-            assert _holders(served.db) == {"markup-1": "Bea", "covid-2": "Ann"}
+            assert holders(served.db) == {"markup-1": "Bea", "covid-2": "Ann"}
             bea.press("p")
             bea.wait_for("covid-1 · trace")
             # and so does space (reviewed, next unreviewed)
@@ -122,7 +112,7 @@ def test_two_reviewers_in_chromium(serve, tmp_path):
     assert any("Bea" in line and "covid-1" in line for line in lines)
     # the sessions ended with their pages: their leases went with them
     deadline = time.monotonic() + 10
-    while _holders(served.db) and time.monotonic() < deadline:
+    while holders(served.db) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _holders(served.db) == {}
+    assert holders(served.db) == {}
     assert TOKEN not in served.log.read_text()

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from aiohttp import ClientSession
 
-from ragreview.store import open_database
 from tests.conftest import subprocess_env
-from tests.serve.conftest import children
+from tests.serve.conftest import children, holders
 
 REVIEWER = {"Cookie": "ragreview_reviewer=Ann"}
 APP_START_S = 60  # a session's Python starts slowly on a loaded machine
@@ -29,22 +28,11 @@ def _running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-def _holders(db_path: Path) -> dict[str, str]:
-    db = open_database(db_path)
-    try:
-        rows = db.conn.execute(
-            "SELECT r.id, l.reviewer FROM leases l JOIN records r ON r.rowid = l.record"
-        ).fetchall()
-    finally:
-        db.conn.close()
-    return dict(rows)
-
-
 async def _open_session(http: ClientSession, url: str, db: Path):
     """A websocket session, once its app process runs and holds its lease."""
     socket = await http.ws_connect(url + "/ws?width=100&height=30", headers=REVIEWER)
     deadline = time.monotonic() + APP_START_S
-    while not _holders(db):
+    while not holders(db):
         assert time.monotonic() < deadline, "the session took no lease"
         time.sleep(0.1)
     return socket
@@ -63,25 +51,25 @@ async def test_session_processes_die_with_a_server_killed_by_sigkill(serve):
             time.sleep(0.05)
         gone_after = time.monotonic() - killed
         assert not any(_running(pid) for pid in sessions), f"still running after {gone_after} s"
-    assert _holders(served.db) == {}  # the dying session let go of its lease
+    assert holders(served.db) == {}  # the dying session let go of its lease
 
 
 async def test_a_restarted_server_releases_the_leases_of_dead_sessions(serve):
     first = serve()
     async with ClientSession() as http:
         await _open_session(http, first.url, first.db)
-        assert _holders(first.db) == {"covid-1": "Ann"}
+        assert holders(first.db) == {"covid-1": "Ann"}
         # server and session killed at once: nobody released the lease
         os.killpg(first.process.pid, signal.SIGKILL)
         first.process.wait()
         time.sleep(0.5)
-    assert _holders(first.db) == {"covid-1": "Ann"}
+    assert holders(first.db) == {"covid-1": "Ann"}
 
     again = serve()
     async with ClientSession() as http:
         socket = await _open_session(http, again.url, again.db)
         # covid-1 is not passed by: the dead session's lease went at start
-        assert _holders(again.db) == {"covid-1": "Ann"}
+        assert holders(again.db) == {"covid-1": "Ann"}
         await socket.close()
     again.process.terminate()
     again.process.wait(timeout=15)
