@@ -243,11 +243,7 @@ def _rebuild_row(rest: str, cuts: tuple[tuple[Any, ...], ...], data: Any) -> str
     """An older import's form: the row as compact JSON with the shared values null."""
     row = orjson.loads(rest)
     for (key, *index), path, *joined in cuts:
-        value = data
-        for step in path:
-            value = value[step]
-        if joined:
-            value = joined[0].join([pair[1] for pair in value])
+        value = _value(data, path, joined[0] if joined else None)
         if index:
             row[key][index[0]] = value
         else:
