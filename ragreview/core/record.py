@@ -368,6 +368,9 @@ class ImportItem:
     # ``is_accepted``): a new record is stored as reviewed, its ``human`` layer being
     # what the human decided (a value equal to the judge's where they agreed)
     reviewed: bool = False
+    # (label, target) of a ``human`` value -> the guideline rule it applies (ragreview's
+    # own format: ``labels.rules``; docs/align.md)
+    rules: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
 def line_hash(line: str | bytes) -> bytes:

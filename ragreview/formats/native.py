@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.guidelines import valid_rule_id
 from ..core.labels import check_layer
 from ..core.record import ImportItem, Unchanged, parse_record
 from .base import ExportRecord
@@ -15,6 +16,7 @@ from .json_limits import STORED_DEPTH, too_deep_to_store
 from .jsonio import dumps_line, iter_lines
 
 NAME = "ragreview"
+NEEDS_RULES = True  # the export passes each override's guideline rule (export.rules)
 
 
 def sniff(obj: dict[str, Any]) -> bool:
@@ -46,6 +48,7 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
                 raise RecordError("labels", "expected an object {judge: …, human: …}")
             judge = check_layer(record, labels.get("judge"), "labels.judge", human=False)
             human = check_layer(record, labels.get("human"), "labels.human", human=True)
+            rules = read_rules(labels.get("rules"), human)
         except Exception as err:  # noqa: BLE001 (see common.unexpected)
             rec_err = err if isinstance(err, RecordError) else unexpected(err)
             yield InputError(str(path), number, rec_err.field or None, rec_err.message)
@@ -59,16 +62,41 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
             )
             continue
         seen[record.id] = number
-        yield ImportItem(number, record, judge, human)
+        yield ImportItem(number, record, judge, human, rules=rules)
 
 
-def to_json(item: ExportRecord) -> dict[str, Any]:
+def read_rules(value: Any, human: dict[str, dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """``labels.rules`` (``{label: {target: "R3"}}``): the guideline rule each human
+    value applies (docs/align.md); only on a human value."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise RecordError("labels.rules", 'expected an object {label: {target: "R3"}}')
+    out: dict[tuple[str, str], str] = {}
+    for name, targets in value.items():
+        if not isinstance(targets, dict):
+            raise RecordError(f"labels.rules.{name}", 'expected an object {target: "R3"}')
+        for target, rule in targets.items():
+            where = f"labels.rules.{name}.{target}"
+            if not isinstance(rule, str) or not valid_rule_id(rule):
+                raise RecordError(where, f"expected a rule id such as R3, got {rule!r}")
+            if target not in human.get(name, {}):
+                raise RecordError(where, "names a rule for no value in labels.human")
+            out[(name, target)] = rule
+    return out
+
+
+def to_json(item: ExportRecord, rules: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    """The record's line; ``rules``: its human values' guideline rules by label and
+    target (``labels.rules``)."""
     obj = dict(item.record.data)
-    labels = {}
+    labels: dict[str, Any] = {}
     if item.judge:
         labels["judge"] = item.judge
     if item.human:
         labels["human"] = item.human
+    if rules:
+        labels["rules"] = rules
     if labels:
         obj["labels"] = labels
     return obj
@@ -76,8 +104,9 @@ def to_json(item: ExportRecord) -> dict[str, Any]:
 
 def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) -> int:
     count = 0
+    rules = settings.get("export.rules") or {}  # record id -> {label: {target: rule}}
     for item in items:
-        out.write(dumps_line(to_json(item)))
+        out.write(dumps_line(to_json(item, rules.get(item.record.id))))
         out.write("\n")
         count += 1
     return count

@@ -82,6 +82,11 @@ def _writer_config(
         from ..store import reviewer_layers
 
         writer_config["export.reasons"] = reviewer_layers.label_reasons(db, dataset)
+    if getattr(formats.REGISTRY.get(fmt), "NEEDS_RULES", False):
+        # the guideline rule each override applies (ragreview's own format: labels.rules)
+        from ..store import guidelines
+
+        writer_config["export.rules"] = guidelines.dataset_label_rules(db, dataset)
     return writer_config
 
 

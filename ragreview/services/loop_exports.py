@@ -65,7 +65,7 @@ def ragas_sample(item: dict[str, Any]) -> dict[str, Any]:
     edited = {
         "verdict": human,
         "value": item["human"]["value"],
-        "reason": item["human"]["reason"],
+        "reason": reason_with_rule(item["human"]["reason"], item.get("rule")),
     }
     return {
         "metric_input": metric_input,
@@ -81,6 +81,16 @@ def ragas_sample(item: dict[str, Any]) -> dict[str, Any]:
         "is_accepted": accepted,
         "target": float(human),
     }
+
+
+def reason_with_rule(reason: str | None, rule: dict[str, Any] | None) -> str | None:
+    """The reviewer's reason, then the guideline rule the correction applies (as the
+    align examples write it): ragas' ``edited_output`` has no field of its own for a
+    rule, and its ``reason`` is the text a trained prompt learns to give."""
+    if not rule:
+        return reason
+    named = f"Guideline rule: {rule['id']}" + (f" ({rule['text']})" if rule.get("text") else "")
+    return f"{reason}\n{named}" if reason else named
 
 
 def mlflow_assessment(item: dict[str, Any]) -> dict[str, Any]:

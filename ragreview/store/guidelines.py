@@ -69,6 +69,22 @@ def label_rules(db: sqlite_utils.Database, rowid: int) -> dict[tuple[str, str], 
     }
 
 
+def dataset_label_rules(
+    db: sqlite_utils.Database, dataset: str
+) -> dict[str, dict[str, dict[str, str]]]:
+    """Record id -> {label: {target: rule}} of the dataset's human labels that name a
+    rule (the export of ragreview's own format writes them as ``labels.rules``)."""
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for rid, name, target, rule in db.conn.execute(
+        "SELECT r.id, h.name, h.target, e.rule FROM human_labels h "
+        "JOIN events e ON e.id = h.event JOIN records r ON r.rowid = h.record "
+        "WHERE r.dataset = ? AND e.rule IS NOT NULL ORDER BY h.record, h.name, h.target",
+        (dataset,),
+    ):
+        out.setdefault(rid, {}).setdefault(name, {})[target] = rule
+    return out
+
+
 def rule_before(conn: sqlite3.Connection, ref: int) -> str | None:
     """The rule in force on event ``ref``'s item just before it (what an undo of
     ``ref`` returns to): the rule of the item's latest label event before it."""

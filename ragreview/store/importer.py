@@ -9,7 +9,7 @@ labels is then stored from its prepared rows alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -80,6 +80,7 @@ class Prepared(NamedTuple):
     # is then None when ``stored_source`` gives it back
     hashes: tuple[str, bytes | None] | None = None
     reviewed: bool = False  # ImportItem.reviewed
+    rules: tuple = ()  # ImportItem.rules as (label, target, rule) triples
 
 
 def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False) -> Prepared:
@@ -111,6 +112,7 @@ def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False)
         stored,
         hashes,
         item.reviewed,
+        tuple((name, target, rule) for (name, target), rule in item.rules.items()),
     )
 
 
@@ -141,6 +143,7 @@ def _item(prepared: Prepared) -> ImportItem:
         prepared.reviewers,
         prepared.own_source,
         reviewed=prepared.reviewed,
+        rules={(name, target): rule for name, target, rule in prepared.rules},
     )
 
 
@@ -301,6 +304,8 @@ def _store_one(
             item = item or _item(prep)
             if item.human:
                 batch.imported_human.append((rowid, item.human))
+                if item.rules:
+                    batch.imported_rules[rowid] = item.rules
             if item.reviewed:
                 batch.imported_reviewed.append(rowid)
             batch.known[rowid] = (item.record, item.judge)
@@ -360,6 +365,7 @@ class _Batch:
         self.moved_rows: list[tuple] = []  # (position, source_hash, rowid): unchanged, parsed
         self.positions: list[tuple] = []  # (position, rowid): unchanged lines, not parsed
         self.imported_human: list[tuple[int, Layer]] = []
+        self.imported_rules: dict[int, Mapping[tuple[str, str], str]] = {}  # ImportItem.rules
         self.imported_reviewed: list[int] = []  # new records the file marks as reviewed
         self.reviewer_rows: dict[int, tuple] = {}  # rowid -> its named reviewers' labels
 
@@ -394,6 +400,7 @@ class _Batch:
 
     def _human_labels_from_the_file(self) -> None:
         for rowid, layer in self.imported_human:
+            rules = self.imported_rules.get(rowid, {})
             for name, targets in layer.items():
                 for target, value in targets.items():
                     history.apply_change(
@@ -405,6 +412,7 @@ class _Batch:
                         self.reviewer,
                         kind="set",
                         reason="imported from file",
+                        rule=rules.get((name, target)),
                     )
         for rowid in self.imported_reviewed:
             history.set_status(self.db.conn, rowid, "reviewed", self.reviewer)

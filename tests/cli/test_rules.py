@@ -150,3 +150,89 @@ def test_merge_keeps_the_rule_the_reviewers_agreed_on(tmp_path):
         assert guidelines.rules(db, "res")["R2"].startswith("hedged")
     finally:
         db.conn.close()
+
+
+def test_ragas_annotation_carries_the_rule_in_the_edited_reason(dataset, tmp_path):
+    path, rules = dataset
+    p = str(path)
+    run("guidelines", p, str(rules))
+    quick("label", p, "t1", "supported", "a", "false", "--rule", "R2", "--reason", "hedged")
+    quick("label", p, "t2", "supported", "b", "false", "--rule", "R10")  # no reason given
+    quick("label", p, "t3", "supported", "a", "false", "--reason", "no rule named")
+    out = tmp_path / "ann.json"
+    run("export", p, "--as", "ragas-annotation", "--out", str(out))
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    given = []
+    for sample in doc["supported"]:
+        # only the fields of ragas.dataset_schema's SampleAnnotation / PromptAnnotation
+        assert set(sample) <= {"metric_input", "metric_output", "prompts", "is_accepted", "target"}
+        (prompt,) = sample["prompts"].values()
+        assert set(prompt) <= {"prompt_input", "prompt_output", "is_accepted", "edited_output"}
+        given.append(prompt["edited_output"]["reason"])
+    texts = parse_rules(GUIDELINES)
+    assert sorted(given, key=str) == sorted(
+        [
+            f"hedged\nGuideline rule: R2 ({texts['R2']})",
+            f"Guideline rule: R10 ({texts['R10']})",
+            "no rule named",
+        ],
+        key=str,
+    )
+
+
+def test_native_export_carries_the_rules_and_reimports_them_equal(dataset, tmp_path):
+    path, rules = dataset
+    p = str(path)
+    run("guidelines", p, str(rules))
+    quick("label", p, "t1", "supported", "a", "false", "--rule", "R1", "--reviewer", "ann")
+    quick("label", p, "t1", "supported", "a", "false", "--rule", "R2", "--reviewer", "ann")
+    quick("undo", p, "--reviewer", "ann")  # back to R1, the value unchanged
+    quick("label", p, "t2", "supported", "b", "false", "--rule", "R10")
+    quick("label", p, "t3", "relevant", "0b", "true")  # no rule
+    out = tmp_path / "native.jsonl"
+    run("export", p, "--as", "ragreview", "--out", str(out))
+    lines = {o["id"]: o for o in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert lines["t1"]["labels"]["rules"] == {"supported": {"a": "R1"}}
+    assert lines["t2"]["labels"]["rules"] == {"supported": {"b": "R10"}}
+    assert "rules" not in lines["t3"]["labels"] and "rules" not in lines["t4"]["labels"]
+
+    again = tmp_path / "again.db"
+    quick("import", str(out), "--db", str(again))
+    db, db2 = open_database(path.with_suffix(".ragreview.db")), open_database(again)
+    try:
+        for rid in ("t1", "t2", "t3", "t4"):
+            first, second = store_records.find(db, rid), store_records.find(db2, rid)
+            assert second.human == first.human
+            assert guidelines.label_rules(db2, second.rowid) == guidelines.label_rules(
+                db, first.rowid
+            )
+        assert guidelines.label_rules(db2, store_records.find(db2, "t1").rowid) == {
+            ("supported", "a"): "R1"
+        }
+    finally:
+        db.conn.close()
+        db2.conn.close()
+
+
+def test_native_rules_that_tag_nothing_are_refused_by_line_and_field(tmp_path):
+    good = trace_record("t1")
+    good["labels"]["human"] = {"supported": {"a": False}}
+    good["labels"]["rules"] = {"supported": {"a": "R1"}}
+    stray = trace_record("t2")
+    stray["labels"]["rules"] = {"supported": {"a": "R1"}}  # no human value to tag
+    bad_id = trace_record("t3")
+    bad_id["labels"]["human"] = {"supported": {"a": False}}
+    bad_id["labels"]["rules"] = {"supported": {"a": "rule one"}}
+    path = write_jsonl(tmp_path / "res.jsonl", [good, stray, bad_id])
+    result = run("import", str(path), check=False)
+    assert "res.jsonl:2: labels.rules.supported.a: names a rule for no value" in result.stderr
+    assert "no value in labels.human" in result.stderr
+    assert "res.jsonl:3: labels.rules.supported.a: expected a rule id such as R3" in result.stderr
+    assert "Traceback" not in result.stderr
+    db = open_database(path.with_suffix(".ragreview.db"))
+    try:  # the valid record still imports, with its rule
+        assert guidelines.label_rules(db, store_records.find(db, "t1").rowid) == {
+            ("supported", "a"): "R1"
+        }
+    finally:
+        db.conn.close()
