@@ -163,6 +163,18 @@ ACTIONS: tuple[ReviewAction, ...] = (
         help="Attach a reason to your label on the item under the cursor (else on a verdict).",
     ),
     ReviewAction(
+        # T: tag (terminals with the kitty protocol send shift+t; t cycles the task)
+        id="pick-rule", keys="T,shift+t", display="T", action="pick_rule", namespace="edit",
+        title="Name the guideline rule",
+        help="Pick the guideline rule your label on the item under the cursor (else on a "
+        "verdict) applies; kept on its event, ^z undoes (docs/align.md).",
+    ),
+    ReviewAction(
+        id="guidelines", keys="H,shift+h", display="H", action="guidelines", namespace="view",
+        title="Show the guidelines",
+        help="The dataset's guidelines (ragreview guidelines PATH FILE) and their rule ids.",
+    ),
+    ReviewAction(
         id="toggle-reasons", keys="z", action="toggle_reasons", namespace="view",
         title="Show / hide judge reasoning",
         help="The judge's explanations and reasons, under the label they explain.",

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import deepeval_items
 from ..core import families as fam
+from ..core.guidelines import parse_rules
 from ..core.keys import cell_key, context_key
 from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
 from ..core.rgb_rules import refusal
 from ..services import labels, run_reasons
-from ..store import browse, history, item_edits, judge_store, metric_rows, run_layers
+from ..store import browse, guidelines, history, item_edits, judge_store, metric_rows, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
@@ -141,6 +142,7 @@ class Mark:
     human: bool  # a human label exists
     disagrees: bool  # human value differs from the judge's
     runs_disagree: bool = False  # two judge runs gave this item different values
+    rule: str | None = None  # the guideline rule the reviewer's value applies (docs/align.md)
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,7 @@ class Review:
         self.judge_errors: list[judge_store.JudgeError] = []
         self.conflicts: list[tuple[str, str]] = []
         self.runs_disagree: set[tuple[str, str]] = set()  # (label, target) judge runs differ on
+        self.rules: dict[tuple[str, str], str] = {}  # (label, target) -> guideline rule
         self.items: list[Item] = []
         self.families: tuple[fam.Family, ...] = ()
         # binding id -> {item kind: label}, for the keys that apply to the open record
@@ -265,6 +268,8 @@ class Review:
         self._effective = effective(self.stored.judge, self.stored.human)
         # (a re-judge in the background adds a run: re-read with the layers)
         self.runs_disagree = run_layers.disagreements(self.db, rowid)
+        # the guideline rule each of the reviewers' values applies (the row shows it)
+        self.rules = guidelines.label_rules(self.db, rowid)
 
     @property
     def rowid(self) -> int:
@@ -324,12 +329,13 @@ class Review:
         human_targets = self.stored.human.get(name, {})
         human = target in human_targets
         judge = value_of(self.stored.judge, name, target)
+        rule = self.rules.get((name, target)) if human else None
         if self.hidden:
             value = human_targets[target] if human else value_of({}, name, target)
-            return Mark(name, value, None, human, False)
+            return Mark(name, value, None, human, False, rule=rule)
         value = value_of(self._effective, name, target)
         runs = (name, target) in self.runs_disagree
-        return Mark(name, value, judge, human, human and value != judge, runs)
+        return Mark(name, value, judge, human, human and value != judge, runs, rule)
 
     def marks(self, item: Item) -> list[Mark]:
         """The item's labels that the record's families declare for its kind."""
@@ -370,8 +376,11 @@ class Review:
         reason: str | None = None,
         *,
         seen: Value = history.NOT_SHOWN,
+        rule: str | None = None,
     ) -> int | None:
         """Commit one label (None reverts to the judge's); durable before this returns.
+        ``rule``: the guideline rule it applies (``T``; a new rule on the same value is
+        an event too).
 
         ``seen``: what this screen showed for it when the key was pressed (``key_value``),
         so the write is this reviewer's event even when another reviewer set the same
@@ -390,6 +399,7 @@ class Review:
             blind=self.hidden,
             stored=self.stored,
             seen=seen,
+            rule=rule,
         )
         self._reload()
         return event
@@ -400,6 +410,11 @@ class Review:
         (never a toggle of what is stored by then)."""
         shown = self.mark(name, target).value
         return self.set(name, target, CATALOGUE[name].cycle(shown), seen=shown)
+
+    def guidelines(self) -> tuple[str | None, dict[str, str]]:
+        """The dataset's guidelines text (None: none attached) and its rules."""
+        text = guidelines.text(self.db, self.dataset)
+        return text, ({} if text is None else parse_rules(text))
 
     def annotate(self, name: str, target: str, reason: str) -> int:
         """Attach a reason to the reviewer's label: an event that keeps the value."""

@@ -41,7 +41,8 @@ def _describe_step(word: str, event) -> str:
     if event.name.startswith("_"):  # a fact / statement list edit
         return f"{done}: the {event.name[1:].replace('_', ' ')} edit on {event.record}"
     now = "the judge's" if event.new is None else json.dumps(event.new, ensure_ascii=False)
-    return f"{done}: {event.name} {event.target} on {event.record} (now {now})"
+    rule = f", rule {event.rule}" if event.rule else ""  # the rule follows the value
+    return f"{done}: {event.name} {event.target} on {event.record} (now {now}{rule})"
 
 
 def _terms(flt: browse.ListFilter) -> str:

@@ -18,8 +18,11 @@ from ...core.families import RUBRIC_LABEL
 from ...core.labels import CATALOGUE, declared
 from .. import actions
 from ..model import KIND_NAMES, Refused
+from . import guidelines as guidelines_screens
 from .prompt import PromptScreen
 from .record_screen import RecordScreen
+
+NO_GUIDELINES = "no guidelines for this dataset: attach them with `ragreview guidelines PATH FILE`"
 
 
 class ReviewScreen(RecordScreen):
@@ -235,6 +238,50 @@ class ReviewScreen(RecordScreen):
 
         self.app.push_screen(
             PromptScreen(f"Reason for your {name} on {target}", "", "kept in the event log"),
+            done,
+        )
+
+    def action_guidelines(self) -> None:
+        """``H``: the dataset's guidelines and their rule ids."""
+        text, rules = self.review.guidelines()
+        if text is None:
+            self.notify(NO_GUIDELINES, severity="warning")
+            return
+        self.app.push_screen(guidelines_screens.GuidelinesScreen(self.review.dataset, text, rules))
+
+    def action_pick_rule(self) -> None:
+        """``T``: name the guideline rule the reviewer's label under the cursor applies
+        (a correction first, where the item has several labels of theirs): the same
+        value, written again with the rule, so undo and redo carry the rule."""
+        if self.review.stored is None:
+            return
+        _, rules = self.review.guidelines()
+        if not rules:
+            self.notify(NO_GUIDELINES, severity="warning")
+            return
+        own = self._own_labels()
+        if not own:
+            self.notify("no label of yours here to name a rule for", severity="warning")
+            return
+        marks = {(n, t): self.review.mark(n, t) for n, t in own}
+        name, target = next((k for k, m in marks.items() if m.disagrees), own[0])
+        value = self.review.stored.human[name][target]
+        current = marks[(name, target)].rule
+        index = self.sentences.cursor if self.sentences.item is not None else None
+
+        def done(rule: str | None) -> None:
+            if rule is None:
+                return
+            if rule == current:
+                self.notify(f"{name} {target} already applies rule {rule}")
+                return
+            change = lambda: self.review.set(name, target, value, seen=value, rule=rule)  # noqa: E731
+            if self._commit(change, index):
+                self.notify(f"{name} {target}: rule {rule} (^z undoes)")
+
+        where = "" if target == "*" else f" on {target}"
+        self.app.push_screen(
+            guidelines_screens.RulePicker(f"Rule your {name}{where} applies", rules, current),
             done,
         )
 

@@ -56,11 +56,16 @@ class ItemRow(Widget):
         self._set_state_classes()
 
     def update_marks(self, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
-        relayout = self.item.kind == "response" or reasons != self.reasons
+        relayout = (
+            self.item.kind == "response"
+            or reasons != self.reasons
+            or [m.rule for m in marks] != [m.rule for m in self.marks]
+        )
         self.marks = marks
         self.reasons = reasons
         self._set_state_classes()
-        # Only supporting keys and reasons change the row's height; skip relayout otherwise.
+        # Only supporting keys, reasons and rules change the row's height; skip relayout
+        # otherwise.
         self.refresh(layout=relayout)
 
     def _set_state_classes(self) -> None:
@@ -113,6 +118,10 @@ class ItemRow(Widget):
             append(body, "  ← " + " ".join(keys), muted + self._mark_style(support))
         if self.item.extra:
             append(body, f"  (from {self.item.extra})", muted)
+        ruled = [m for m in self.marks if m.rule]
+        for mark in ruled:  # the guideline rule the reviewer's value applies (T)
+            named = f" ({mark.name})" if len(self.marks) > 1 else ""
+            append(body, f"  rule {mark.rule}{named}", self._mark_style(mark))
         for name, why in self.reasons:
             body.append(f"\n{REASON_PREFIX} {name}: ", muted)
             append(body, why, muted)

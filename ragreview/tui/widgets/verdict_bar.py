@@ -33,7 +33,11 @@ def _value(value: object) -> str:
 def _length(marks: list[Mark], hidden_judge: bool) -> int:
     return (
         sum(
-            len(SHORT[m.name]) + len(_value(m.value)) + (len(_value(m.judge)) + 9) * m.disagrees + 4
+            len(SHORT[m.name])
+            + len(_value(m.value))
+            + (len(_value(m.judge)) + 9) * m.disagrees
+            + 4
+            + (len(m.rule) + 6 if m.rule else 0)
             for m in marks
         )
         + 40 * hidden_judge
@@ -91,6 +95,8 @@ class VerdictBar(Widget):
             part.append(_value(mark.value), style)
             if mark.disagrees:
                 part.append(f" (judge {_value(mark.judge)})")
+            if mark.rule:  # the guideline rule the reviewer's value applies (T)
+                append(part, f" rule {mark.rule}")
             parts.append(part)
         if self.hidden_judge:
             parts.append(Text("[blind: judge hidden, b reveals]"))
