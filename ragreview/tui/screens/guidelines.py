@@ -40,7 +40,7 @@ class GuidelinesScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         title = append(Text("Guidelines of ", "bold"), one_line(self.dataset), "bold")
-        title.append("  (esc closes; T tags your label with a rule)", "dim")
+        title.append("  (esc or H closes; T tags your label with a rule)", "dim")
         with VerticalScroll(id="guidelines"):
             yield Static(title)
             yield Static(rule_ids(self.rules), id="guidelines-rules")
