@@ -34,5 +34,11 @@ def parse_rules(text: str) -> dict[str, str]:
     return rules
 
 
+def rule_line(rule_id: str, text: str | None) -> str:
+    """``Guideline rule: R3 (its text)``: a correction's rule where a format has only a
+    reason to carry it in (ragas' ``edited_output``)."""
+    return f"Guideline rule: {rule_id}" + (f" ({text})" if text else "")
+
+
 def valid_rule_id(text: str) -> bool:
     return bool(RULE_ID.match(text))

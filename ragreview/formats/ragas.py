@@ -49,6 +49,9 @@ from .ragas_columns import canonical_fields, pick
 from .scores import record_values
 
 NAME = "ragas"
+# the export passes each override's guideline rule (export.rules, export.rule_texts): a
+# MetricAnnotation sample carries it in its edited output's reason
+NEEDS_RULES = True
 METRICS = (
     "faithfulness",
     "context_recall",
@@ -187,7 +190,10 @@ def write(items: Iterable[ExportRecord], out: TextIO, settings: dict[str, Any]) 
     doc = settings.get("source.document")
     shape: dict[str, Any] = json.loads(doc) if doc else {"layout": "lines"}
     if shape["layout"] == "annotations":
-        return ragas_annotations.write(items, out, shape["metrics"])
+        rules = ragas_annotations.Rules(
+            settings.get("export.rules") or {}, settings.get("export.rule_texts") or {}
+        )
+        return ragas_annotations.write(items, out, shape["metrics"], rules)
 
     def fix(row: dict[str, Any], item: ExportRecord) -> None:
         patch(row, item, effective(item.judge, item.human), settings)

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.guidelines import rule_line
 from ..core.labels import effective
 from ..core.record import ImportItem, Unchanged, parse_record
 from .base import ExportRecord
@@ -127,28 +128,50 @@ def read(
             yield ImportItem(number, record, judge, human, source, reviewed=decided(sample))
 
 
-def write(items: Iterable[ExportRecord], out: TextIO, metrics: list[str]) -> int:
+class Rules(NamedTuple):
+    """The guideline rules of the reviewers' values: record id -> {label: {target:
+    rule}}, and each rule's text (docs/align.md)."""
+
+    by_record: Mapping[str, Mapping[str, Mapping[str, str]]]
+    texts: Mapping[str, str]
+
+    def note(self, item: ExportRecord) -> str | None:
+        """``Guideline rule: R3 (text)`` for the sample's verdict, None without one."""
+        rule = self.by_record.get(item.record.id, {}).get(LABEL, {}).get("*")
+        return None if rule is None else rule_line(rule, self.texts.get(rule))
+
+
+def write(
+    items: Iterable[ExportRecord], out: TextIO, metrics: list[str], rules: Rules | None = None
+) -> int:
     doc: dict[str, list[Any]] = {m: [] for m in metrics}
     count = 0
     for item in items:
         if item.source is None:
             raise InputError(item.record.id, None, "source", "record has no ragas source")
-        sample = exported_sample(item)
+        sample = exported_sample(item, rules.note(item) if rules else None)
         doc.setdefault(str(item.record.data.get("ragas_metric")), []).append(sample)
         count += 1
     out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     return count
 
 
-def exported_sample(item: ExportRecord) -> dict[str, Any]:
+def exported_sample(item: ExportRecord, rule_note: str | None = None) -> dict[str, Any]:
     """The sample with the record's effective verdict written in (when it differs from
-    the verdict the sample already expresses)."""
+    the verdict the sample already expresses); ``rule_note``: the guideline rule of the
+    reviewer's verdict, written as the edited output's ``reason`` (ragas' schema has no
+    field of its own for it)."""
     sample: dict[str, Any] = loads_source(item.source or "{}")
     want = effective(item.judge, item.human).get(LABEL, {}).get("*")
     expressed = human_verdict(sample)
     judge = judge_verdict(sample)
     if want is not None and want != (expressed if expressed is not None else judge):
         patch(sample, bool(want), judge)
+        if rule_note is not None:
+            for prompt in (sample.get("prompts") or {}).values():
+                edited = prompt.get("edited_output") if isinstance(prompt, dict) else None
+                if isinstance(edited, dict):
+                    edited["reason"] = rule_note
     return sample
 
 

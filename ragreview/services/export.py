@@ -87,6 +87,7 @@ def _writer_config(
         from ..store import guidelines
 
         writer_config["export.rules"] = guidelines.dataset_label_rules(db, dataset)
+        writer_config["export.rule_texts"] = guidelines.rules(db, dataset)
     return writer_config
 
 

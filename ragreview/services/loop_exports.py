@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core import label_items
+from ..core.guidelines import rule_line
 from ..core.labels import CATALOGUE
 from . import disagreements
 
@@ -89,7 +90,7 @@ def reason_with_rule(reason: str | None, rule: dict[str, Any] | None) -> str | N
     rule, and its ``reason`` is the text a trained prompt learns to give."""
     if not rule:
         return reason
-    named = f"Guideline rule: {rule['id']}" + (f" ({rule['text']})" if rule.get("text") else "")
+    named = rule_line(rule["id"], rule.get("text"))
     return f"{reason}\n{named}" if reason else named
 
 

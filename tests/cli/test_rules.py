@@ -5,6 +5,7 @@ agreement per rule on a hand-made dataset."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -13,7 +14,7 @@ from ragreview.services.judge.align import corrections, example_text
 from ragreview.store import guidelines, open_database
 from ragreview.store import records as store_records
 
-from .agreement_helpers import quick, run, trace_record, write_jsonl
+from .agreement_helpers import ROOT, quick, run, trace_record, write_jsonl
 
 GUIDELINES = """# Support guidelines
 
@@ -139,7 +140,11 @@ def test_merge_keeps_the_rule_the_reviewers_agreed_on(tmp_path):
         run("guidelines", str(db), str(rules))
         quick("label", str(db), "t1", "supported", "a", "false", "--rule", "R1",
               "--reviewer", who)  # fmt: skip
-        quick("mark", str(db), "t1", "--reviewed", "--reviewer", who)
+        # the same value on t2, under different rules: the merge names none
+        quick("label", str(db), "t2", "supported", "b", "false", "--rule",
+              "R1" if who == "ann" else "R2", "--reviewer", who)  # fmt: skip
+        for rid in ("t1", "t2"):
+            quick("mark", str(db), rid, "--reviewed", "--reviewer", who)
     into = tmp_path / "merged.db"
     run("merge", *map(str, dbs), "--into", str(into))
     db = open_database(into)
@@ -147,9 +152,17 @@ def test_merge_keeps_the_rule_the_reviewers_agreed_on(tmp_path):
         assert guidelines.label_rules(db, store_records.find(db, "t1").rowid) == {
             ("supported", "a"): "R1"
         }
+        assert guidelines.label_rules(db, store_records.find(db, "t2").rowid) == {}
+        assert store_records.find(db, "t2").human == {"supported": {"b": False}}
         assert guidelines.rules(db, "res")["R2"].startswith("hedged")
     finally:
         db.conn.close()
+    # and on into the merged file's export
+    out = tmp_path / "merged.jsonl"
+    run("export", str(into), "--as", "ragreview", "--out", str(out))
+    lines = {o["id"]: o for o in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert lines["t1"]["labels"]["rules"] == {"supported": {"a": "R1"}}
+    assert "rules" not in lines["t2"]["labels"]
 
 
 def test_ragas_annotation_carries_the_rule_in_the_edited_reason(dataset, tmp_path):
@@ -234,5 +247,35 @@ def test_native_rules_that_tag_nothing_are_refused_by_line_and_field(tmp_path):
         assert guidelines.label_rules(db, store_records.find(db, "t1").rowid) == {
             ("supported", "a"): "R1"
         }
+    finally:
+        db.conn.close()
+
+
+def test_a_metric_annotation_file_written_back_carries_the_rule_as_the_edited_reason(tmp_path):
+    source = tmp_path / "annotated_data.json"
+    shutil.copy(ROOT / "fixtures" / "ragas" / "annotated_data.json", source)
+    rules = tmp_path / "g.md"
+    rules.write_text(GUIDELINES, encoding="utf-8")
+    p = str(source)
+    quick("import", p)
+    run("guidelines", p, str(rules))
+    quick("label", p, "1", "verdict", "*", "false", "--rule", "R2")  # the judge said 1
+    out = tmp_path / "back.json"
+    run("export", p, "--out", str(out))
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    original = json.loads(source.read_text(encoding="utf-8"))
+    prompt = doc["helpfulness"][0]["prompts"]["single_turn_aspect_critic_prompt"]
+    assert prompt["edited_output"]["verdict"] == 0
+    assert prompt["edited_output"]["reason"] == (
+        "Guideline rule: R2 (hedged sentences count as unsupported.)"
+    )
+    assert set(prompt) <= {"prompt_input", "prompt_output", "is_accepted", "edited_output"}
+    assert doc["helpfulness"][1:] == original["helpfulness"][1:]
+    # the verdict comes back as exported
+    again = tmp_path / "again.db"
+    quick("import", str(out), "--db", str(again))
+    db = open_database(again)
+    try:
+        assert store_records.find(db, "1").human == {"verdict": {"*": False}}
     finally:
         db.conn.close()
