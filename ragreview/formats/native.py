@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.guidelines import valid_rule_id
+from ..core.keys import normalize_key
 from ..core.labels import check_layer
 from ..core.record import ImportItem, Unchanged, parse_record
 from .base import ExportRecord
@@ -80,9 +81,11 @@ def read_rules(value: Any, human: dict[str, dict[str, Any]]) -> dict[tuple[str, 
             where = f"labels.rules.{name}.{target}"
             if not isinstance(rule, str) or not valid_rule_id(rule):
                 raise RecordError(where, f"expected a rule id such as R3, got {rule!r}")
-            if target not in human.get(name, {}):
+            # (a key as labels.human may write it too: "0a." is 0a there)
+            key = target if target in human.get(name, {}) else normalize_key(target)
+            if key not in human.get(name, {}):
                 raise RecordError(where, "names a rule for no value in labels.human")
-            out[(name, target)] = rule
+            out[(name, key)] = rule
     return out
 
 

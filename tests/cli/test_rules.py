@@ -230,7 +230,7 @@ def test_native_export_carries_the_rules_and_reimports_them_equal(dataset, tmp_p
 def test_native_rules_that_tag_nothing_are_refused_by_line_and_field(tmp_path):
     good = trace_record("t1")
     good["labels"]["human"] = {"supported": {"a": False}}
-    good["labels"]["rules"] = {"supported": {"a": "R1"}}
+    good["labels"]["rules"] = {"supported": {"a.": "R1"}}  # a key as written: "a"
     stray = trace_record("t2")
     stray["labels"]["rules"] = {"supported": {"a": "R1"}}  # no human value to tag
     bad_id = trace_record("t3")

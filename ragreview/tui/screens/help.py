@@ -24,6 +24,7 @@ MARKS = (
     ("▸ (verdicts)", "the verdict ⌫ reverts: the last verdict key you used"),
     ("▸ A B", "the human metric + and - step; annotators' values (InspectorRAGet)"),
     ("bold", "a label you set that agrees with the judge"),
+    ("rule R3", "the guideline rule your label applies (T picks it, H shows the guidelines)"),
     ("✓ ! ·", "in the list: reviewed / stale / unreviewed; ✎ has a note"),
 )
 
