@@ -138,3 +138,17 @@ async def test_t_on_a_verdict_shows_the_rule_in_the_verdict_bar(tmp_path):
         await pilot.pause()
         assert "rule R1" in text_of(app.screen.query_one(VerdictBar))
         assert [r for (n, _), r in _rules(o, app.screen.review.stored.id).items()] == ["R1"]
+
+
+async def test_t_says_so_when_the_guidelines_define_no_rules(demo):
+    guidelines.store(demo.db, demo.dataset, "# Guidelines\n\nBe careful.\n", None)
+    app = make_app(demo)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("r", "T")
+        await pilot.pause()
+        assert not isinstance(app.screen, RulePicker)
+        assert "the guidelines define no rules" in status(app)
+        await pilot.press("H")  # the pane still shows them
+        await pilot.pause()
+        assert "rules: none" in text_of(app.screen.query_one("#guidelines-rules"))

@@ -255,9 +255,10 @@ class ReviewScreen(RecordScreen):
         value, written again with the rule, so undo and redo carry the rule."""
         if self.review.stored is None:
             return
-        _, rules = self.review.guidelines()
+        text, rules = self.review.guidelines()
         if not rules:
-            self.notify(NO_GUIDELINES, severity="warning")
+            why = NO_GUIDELINES if text is None else "the guidelines define no rules (R1, R2, …)"
+            self.notify(why, severity="warning")
             return
         own = self._own_labels()
         if not own:
@@ -265,9 +266,10 @@ class ReviewScreen(RecordScreen):
             return
         marks = {(n, t): self.review.mark(n, t) for n, t in own}
         name, target = next((k for k, m in marks.items() if m.disagrees), own[0])
-        value = self.review.stored.human[name][target]
         current = marks[(name, target)].rule
-        index = self.sentences.cursor if self.sentences.item is not None else None
+        item = self.sentences.item
+        # (a context-level label shows on every sentence of its document: redraw them all)
+        index = self.sentences.cursor if item is not None and target == item.key else None
 
         def done(rule: str | None) -> None:
             if rule is None:
@@ -275,8 +277,16 @@ class ReviewScreen(RecordScreen):
             if rule == current:
                 self.notify(f"{name} {target} already applies rule {rule}")
                 return
+            assert self.review.stored is not None
+            # the value shown now (another reviewer's write may have been shown since)
+            value = self.review.stored.human.get(name, {}).get(target)
+            if value is None:
+                self.notify(f"no label of yours on {name} {target} any more", severity="warning")
+                return
             change = lambda: self.review.set(name, target, value, seen=value, rule=rule)  # noqa: E731
             if self._commit(change, index):
+                if item is not None and index is None and target != "*":
+                    self.sentences.refresh_marks(self.review)
                 self.notify(f"{name} {target}: rule {rule} (^z undoes)")
 
         where = "" if target == "*" else f" on {target}"
