@@ -6,7 +6,8 @@ reviewer's value differs from the judge's) in the target tool's own field names:
 
 - ``ragas-annotation``: one ``MetricAnnotation`` JSON document for ragas'
   ``metric.train`` (``{metric: [SampleAnnotation]}``; ``ragas.dataset_schema``), which
-  ragreview's own reader (formats/ragas_annotations.py) imports again;
+  ragreview's own reader (formats/ragas_annotations.py) imports again; a correction's
+  guideline rule is a line of the edited output's ``reason`` (no field of its own);
 - ``mlflow-assessments``: one MLflow ``Assessment`` per line, in its JSON form
   (``mlflow/protos/assessments.proto``: ``assessment_name``, ``source``, ``feedback``,
   ``rationale``, ``metadata``, …), a human's feedback named after the judge's label;
