@@ -12,7 +12,7 @@ from ..core.keys import normalize_key
 from ..core.labels import check_layer
 from ..core.record import ImportItem, Unchanged, parse_record
 from .base import ExportRecord
-from .common import unexpected
+from .common import kind, unexpected
 from .json_limits import STORED_DEPTH, too_deep_to_store
 from .jsonio import dumps_line, iter_lines
 
@@ -80,7 +80,8 @@ def read_rules(value: Any, human: dict[str, dict[str, Any]]) -> dict[tuple[str, 
         for target, rule in targets.items():
             where = f"labels.rules.{name}.{target}"
             if not isinstance(rule, str) or not valid_rule_id(rule):
-                raise RecordError(where, f"expected a rule id such as R3, got {rule!r}")
+                got = repr(rule[:40]) if isinstance(rule, str) else kind(rule)  # (not all of it)
+                raise RecordError(where, f"expected a rule id such as R3, got {got}")
             # (a key as labels.human may write it too: "0a." is 0a there)
             key = target if target in human.get(name, {}) else normalize_key(target)
             if key not in human.get(name, {}):
