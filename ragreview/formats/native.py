@@ -9,12 +9,20 @@ from typing import Any, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer
 from ..core.record import ImportItem, Unchanged, parse_record
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import unexpected
 from .json_limits import STORED_DEPTH, too_deep_to_store
 from .jsonio import dumps_line, iter_lines
 
 NAME = "ragreview"
+LISTING = Listing(
+    "JSON Lines / parquet rows",
+    (("id", "labels"), ("id", "documents")),
+    "everything (ragreview's own records)",
+)
+TRAITS = Traits(holds_everything=True)
+read_back = None  # holds every label: nothing to read back
+document = None  # one record per line: its line is all a write needs
 
 
 def sniff(obj: dict[str, Any]) -> bool:
@@ -29,9 +37,11 @@ def sniff(obj: dict[str, Any]) -> bool:
     )
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     seen: dict[str, int] = {}
-    for number, line, obj in iter_lines(path, text):  # NaN: null (see test_native)
+    for number, line, obj in iter_lines(path, text, ctx=ctx):  # NaN: null (see test_native)
         if isinstance(obj, InputError):
             yield obj
             continue
