@@ -29,6 +29,11 @@ def test_the_protocol_names_every_member() -> None:
 
 @pytest.mark.parametrize("adapter", catalogue.ADAPTERS, ids=lambda a: a.NAME)
 def test_each_adapter_declares_every_member(adapter) -> None:
+    check_adapter(adapter)
+
+
+def check_adapter(adapter) -> None:
+    """``adapter`` (a module) has every member of ``Adapter``, of the declared kind."""
     for member in MEMBERS:
         assert hasattr(adapter, member), f"{adapter.__name__} does not declare {member}"
     assert isinstance(adapter.NAME, str) and adapter.NAME
