@@ -16,6 +16,7 @@ import pytest
 from ragreview import formats
 from ragreview.formats import catalogue
 from ragreview.formats.base import Adapter, Listing, ReadContext, Traits
+from tests.conftest import REPO_ROOT
 
 PACKAGE = Path(formats.__file__).resolve().parent.parent
 MEMBERS = sorted(name for name in vars(Adapter) if not name.startswith("_"))
@@ -122,3 +123,27 @@ def test_the_check_finds_a_quoted_name(tmp_path) -> None:
     path = tmp_path / "m.py"
     path.write_text('if fmt == "ragbench":\n    pass\nx = "ragbench data"\n')
     assert _quoted_names(path) == [(1, "ragbench")]
+
+
+FIXTURES = sorted(
+    p
+    for p in (REPO_ROOT / "fixtures").rglob("*")
+    if p.suffix in (".json", ".jsonl") and p.name != "results.jsonl"  # (a --map file)
+)
+# MetricAnnotation exports: sniffed by their samples' shape (ragas_annotations.sniff),
+# which the listing's field sets do not spell out.
+SHAPE_ONLY = {"annotated_data.json", "edited_chain_runs.json"}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_the_listing_names_the_fields_each_fixture_is_detected_by(path) -> None:
+    """A format's ``LISTING.field_sets`` are not a second detection: they must hold for
+    what ``sniff`` accepts. Each fixture's first records have one set of the format
+    they are detected as, so a near miss of that format is told the right fields."""
+    fmt = formats.detect(path)
+    candidates = formats._head(path)[0]  # (the records detection looked at)
+    found = dict(catalogue.closest(candidates, limit=len(catalogue.ADAPTERS)))
+    if path.name in SHAPE_ONLY:
+        assert fmt == "ragas"
+        return
+    assert found.get(fmt) == [], f"{path.name} is {fmt} but misses {found.get(fmt)}"
