@@ -78,7 +78,9 @@ def build_report(
                 f"on: {', '.join(flagged)}; sharpen the guidelines before the judge"
             )
         report = {"humans_first": first, **report}
-    annotators = reviewer_layers.annotator_report(db, dataset)
+    from ..formats.catalogue import without_rubric  # (here: the adapters load only now)
+
+    annotators = reviewer_layers.annotator_report(db, dataset, without_rubric())
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators
         # and the reviewer's own values of them against each annotator and the aggregate

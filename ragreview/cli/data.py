@@ -109,8 +109,8 @@ def export_cmd(
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
         inputs = [p for p in (opened.target.input_path,) if p is not None]
-        if as_ == "parquet" and out_path == "-":  # a binary file, written by path
-            raise click.ClickException("--as parquet needs a file for --out")
+        if as_ == catalogue.PARQUET and out_path == "-":  # a binary file, written by path
+            raise click.ClickException(f"--as {catalogue.PARQUET} needs a file for --out")
         total = export.total(opened.db, opened.dataset)
         with progress(f"exporting {opened.dataset}", total) as advance:
             options: dict[str, Any] = {

@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
 from ..core.record import ImportItem, Unchanged
-from . import (
-    catalogue,
-    deepeval,
-    factscore,
-    inspectorraget,
-    mapped,
-    mtrag,
-    native,
-    ragas,
-    ragbench,
-    ragchecker,
-    rgb,
-    safe,
-)
-from .base import Adapter
+from . import catalogue, mapped, native
+from .base import QUIET, Adapter, ReadContext
+from .catalogue import REGISTRY  # re-exported: formats.REGISTRY
 from .json_limits import not_utf8
 from .jsonio import (
     array_document,
@@ -36,27 +25,6 @@ from .jsonio import (
     read_text,
 )
 from .locator import Locator
-
-# Order matters for detection: the first adapter whose sniff() accepts wins, and the
-# native format goes last because its markers (``labels``) are the most generic.
-REGISTRY: dict[str, Adapter] = {
-    m.NAME: m
-    for m in (
-        ragbench,
-        rgb,
-        mtrag,
-        factscore,
-        safe,
-        ragas,
-        inspectorraget,
-        deepeval,
-        ragchecker,
-        native,
-        mapped,
-    )
-}
-# Export targets that are not source formats (no reader).
-EXPORT_ONLY = ("csv",)
 
 
 def names() -> list[str]:
@@ -138,7 +106,7 @@ def _detect(path: Path, candidates: list[dict[str, Any]]) -> str:
                 return name
     if any("id" in obj for obj in candidates):
         return native.NAME
-    detected = [name for name in REGISTRY if name != mapped.NAME]
+    detected = [name for name in REGISTRY if name != catalogue.MAPPED]
     raise InputError(str(path), 1, None, catalogue.no_match_message(candidates, detected))
 
 
@@ -154,18 +122,39 @@ def detect(path: Path, text: str | None = None) -> str:
     return _detect(path, candidates)
 
 
-def read(
+@dataclass(frozen=True)
+class Source:
+    """An input file whose format is known (given, or detected from its first records):
+    ``records(ctx)`` reads it. Detection and reading are apart so that a caller can
+    refuse a file before it has what the reading needs (the DB the re-import's known
+    lines come from, the progress bar)."""
+
+    path: Path
+    fmt: str
+    text: str | None  # the file's text when it is one JSON document (read whole)
+    mapping: dict[str, str] | None = None
+    strict: bool = False
+
+    def records(self, ctx: ReadContext = QUIET) -> Iterator[ImportItem | InputError | Unchanged]:
+        """Items and per-record errors in file order. JSON Lines files are streamed
+        from disk; whole-file JSON documents are read at once."""
+        if self.mapping is not None:
+            return mapped.read(self.path, self.text, ctx, self.mapping, self.strict)
+        return REGISTRY[self.fmt].read(self.path, self.text, ctx)
+
+
+def open_source(
     path: Path,
     fmt: str | None = None,
     mapping: dict[str, str] | None = None,
     strict: bool = False,
-) -> tuple[str, Iterator[ImportItem | InputError | Unchanged]]:
-    """(format name, items and per-record errors in file order). JSON Lines files are
-    streamed from disk; whole-file JSON documents are read at once. With ``mapping``
-    (``--map``) the rows are the user's own, read by ``mapped`` (``strict``: a mapped
-    path that leads nowhere in a row is that row's error)."""
+) -> Source:
+    """``path`` with its format: ``fmt``, or detected. With ``mapping`` (``--map``) the
+    rows are the user's own, read by ``mapped`` (``strict``: a mapped path that leads
+    nowhere in a row is that row's error). InputError when the file cannot be read or
+    its format not told (or does not fit ``fmt``)."""
     if mapping is not None:
-        return mapped.NAME, mapped.read(path, None, mapping, strict)
+        return Source(path, mapped.NAME, None, mapping, strict)
     if fmt is not None and fmt not in REGISTRY:
         raise InputError(
             str(path), None, None, f"unknown format {fmt!r} (known: {', '.join(REGISTRY)})"
@@ -176,7 +165,20 @@ def read(
         fmt = _detect(path, candidates)
     else:
         _check_forced(path, fmt, candidates)
-    return fmt, REGISTRY[fmt].read(path, text)
+    return Source(path, fmt, text)
+
+
+def read(
+    path: Path,
+    fmt: str | None = None,
+    mapping: dict[str, str] | None = None,
+    strict: bool = False,
+    ctx: ReadContext = QUIET,
+) -> tuple[str, Iterator[ImportItem | InputError | Unchanged]]:
+    """(format name, items and per-record errors in file order): ``open_source`` and
+    its ``records(ctx)`` at once."""
+    source = open_source(path, fmt, mapping, strict)
+    return source.fmt, source.records(ctx)
 
 
 def _check_forced(path: Path, fmt: str, candidates: list[dict[str, Any]]) -> None:
@@ -217,7 +219,7 @@ def source_document(
     file's is its mapping."""
     if mapping is not None:
         return mapped.mapping_document(mapping, path)
-    make = getattr(REGISTRY[fmt], "document", None)
+    make = REGISTRY[fmt].document
     document = None if make is None else make(path, text)
     if document is not None and _NOT_UTF8_KEPT.search(document):
         # a byte outside every record (an InspectorRAGet task, a ragas metric's name):

@@ -1,112 +1,81 @@
-"""What ``ragreview formats`` lists: each format, how it is detected, the fields it
-needs; and, for a file no format accepts, which fields the closest ones miss.
+"""The formats: ``ADAPTERS`` is the one list of them (a format is registered by being
+named here), and what ``ragreview formats`` lists comes from each adapter's own
+``LISTING``; for a file no format accepts, which fields the closest ones miss.
 
-The signatures mirror each adapter's ``sniff`` (a record matches a format when it has
-every field of one of the format's field sets); docs/formats.md has the full story.
+Each adapter's ``LISTING.field_sets`` summarise its ``sniff`` (a record matches a
+format when it has every field of one of the format's field sets); docs/formats.md has
+the full story.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
-
-@dataclass(frozen=True)
-class FormatInfo:
-    name: str
-    detected_by: str
-    field_sets: tuple[tuple[str, ...], ...]  # any one set, all of its fields
-    reads: str
-
-
-FORMATS: tuple[FormatInfo, ...] = (
-    FormatInfo(
-        "ragbench",
-        "JSON Lines / parquet rows",
-        (("documents_sentences",), ("all_relevant_sentence_keys",)),
-        "TRACe labels from the key lists; stored *_score",
-    ),
-    FormatInfo(
-        "rgb",
-        "JSON Lines (.json) rows",
-        (("query", "prediction"), ("query", "positive", "negative")),
-        "rejected, answer parts matched, error detected",
-    ),
-    FormatInfo(
-        "mtrag",
-        "JSON Lines / parquet rows",
-        (
-            ("task_id", "input"),
-            ("task_id", "contexts"),
-            ("task_id", "targets"),
-            ("task_id", "predictions"),
-        ),  # fmt: skip
-        "answerability, idk, underspecified, RAD-Bench rating; stored metrics",
-    ),
-    FormatInfo(
-        "factscore",
-        "JSON Lines rows",
-        (("annotations", "human-atomic-facts"),),
-        "atomic facts S / NS / IR",
-    ),
-    FormatInfo(
-        "safe",
-        "one JSON document",
-        (("per_prompt_data",), ("checked_statements",)),
-        "atomic facts from annotation",
-    ),
-    FormatInfo(
-        "ragas",
-        "JSON Lines / JSON array rows, or a MetricAnnotation export",
-        (("user_input", "retrieved_contexts"), ("question", "contexts")),
-        "statement, attributed, context-useful verdicts",
-    ),
-    FormatInfo(
-        "inspectorraget",
-        "one JSON document (schema v1 or v2)",
-        (("tasks", "metrics", "evaluations"), ("tasks", "metrics", "results")),
-        "annotators' human metrics as reviewer layers; algorithm metrics as stored scores",
-    ),
-    FormatInfo(
-        "deepeval",
-        "one JSON document: a test run (test_run_*.json, .deepeval/*.json)",
-        (("testCases",), ("testRunData",)),
-        "Faithfulness, Answer Relevancy, Contextual Relevancy / Precision / Recall verdicts "
-        "from verboseLogs; every metric's stored score",
-    ),
-    FormatInfo(
-        "ragchecker",
-        "one JSON document ({results, metrics})",
-        (("results", "retrieved_context", "gt_answer"),),
-        "claim-level entailment (answer2response, response2answer, claim x chunk); metrics",
-    ),
-    FormatInfo(
-        "ragreview",
-        "JSON Lines / parquet rows",
-        (("id", "labels"), ("id", "documents")),
-        "everything (ragreview's own records)",
-    ),
-    FormatInfo(
-        "mapped",
-        "never: chosen with --map target=path,… (JSON Lines or CSV)",
-        (),
-        "whatever the mapping names (docs/formats.md)",
-    ),
+from . import (
+    csv_export,
+    deepeval,
+    factscore,
+    inspectorraget,
+    mapped,
+    mtrag,
+    native,
+    parquet,
+    ragas,
+    ragbench,
+    ragchecker,
+    rgb,
+    safe,
 )
+from .base import Adapter
+
+# Order matters for detection: the first adapter whose sniff() accepts wins, and the
+# native format goes last because its markers (``labels``) are the most generic.
+ADAPTERS: tuple[Adapter, ...] = (
+    ragbench,
+    rgb,
+    mtrag,
+    factscore,
+    safe,
+    ragas,
+    inspectorraget,
+    deepeval,
+    ragchecker,
+    native,
+    mapped,
+)
+REGISTRY: dict[str, Adapter] = {a.NAME: a for a in ADAPTERS}
+
+NATIVE = native.NAME  # ragreview's own records: what holds every label
+MAPPED = mapped.NAME  # never detected: chosen with --map
+CSV = csv_export.NAME  # the metric table, one row per record
+PARQUET = parquet.NAME  # the source format's rows, as a parquet file
+# Export targets that are no source format (no reader).
+EXPORT_ONLY = (CSV, PARQUET)
+# What ``export --as`` writes besides its record formats: the records as ragreview
+# keeps them, or as these targets.
+EXPORT_TARGETS = (NATIVE, *EXPORT_ONLY)
+# Shapes other tools read, written from the corrections (services/loop_exports.py);
+# the first is the MetricAnnotation file the ragas adapter reads back.
+LOOP_TARGETS = ("ragas-annotation", "mlflow-assessments", "fewshot")
 
 
 def rows() -> list[dict[str, Any]]:
     """One dict per format, for ``ragreview formats`` (and its ``--json``)."""
     return [
         {
-            "format": f.name,
-            "detected_by": f.detected_by,
-            "needs": [" + ".join(s) for s in f.field_sets],
-            "reads": f.reads,
+            "format": a.NAME,
+            "detected_by": a.LISTING.detected_by,
+            "needs": [" + ".join(s) for s in a.LISTING.field_sets],
+            "reads": a.LISTING.reads,
         }
-        for f in FORMATS
+        for a in ADAPTERS
     ]
+
+
+def without_rubric() -> frozenset[str]:
+    """The formats none of whose records declares human metrics (``Traits``)."""
+    return frozenset(a.NAME for a in ADAPTERS if not a.TRAITS.may_declare_rubric)
 
 
 def _keys(obj: dict[str, Any]) -> set[str]:
@@ -128,14 +97,14 @@ def closest(candidates: Iterable[dict[str, Any]], limit: int = 3) -> list[tuple[
     for obj in candidates:
         keys |= _keys(obj)
     ranked = []
-    for order, info in enumerate(FORMATS):
+    for order, adapter in enumerate(ADAPTERS):
         best = None
-        for fields in info.field_sets:
+        for fields in adapter.LISTING.field_sets:
             missing = [f for f in fields if f not in keys]
             if len(missing) < len(fields) and (best is None or len(missing) < len(best)):
                 best = missing
         if best is not None:
-            ranked.append((len(best), order, info.name, best))
+            ranked.append((len(best), order, adapter.NAME, best))
     ranked.sort()
     return [(name, missing) for _, _, name, missing in ranked[:limit]]
 

@@ -22,7 +22,7 @@ from ..core.errors import InputError, InputWarning, RecordError
 from ..core.labels import CATALOGUE, check_label, check_layer, effective
 from ..core.record import ImportItem, Record, Unchanged, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, ReadContext
 from .json_limits import TOO_DEEP, non_finite, not_utf8
 from .jsonio import array_document, iter_lines_raw
 from .locator import Locator
@@ -176,21 +176,23 @@ def line_drafts(
     text: str | None,
     draft: Callable[[Any, int, int, str], Draft],
     nan: bool = False,
+    ctx: ReadContext = QUIET,
 ) -> Iterator[Draft | InputError | Unchanged]:
     """``draft(obj, line number, record number, raw line)`` for each JSON line; a line that
     is not JSON, holds NaN or Infinity (unless ``nan``), or makes ``draft`` fail becomes
     an error at that line. A file that is one JSON array is read as its elements (each
-    one's JSON text its "line", the line it starts on its line number)."""
+    one's JSON text its "line", the line it starts on its line number). ``ctx``: lines
+    are read as ``jsonio.iter_lines_raw`` reads them under it."""
     records = None if text is None else array_document(path, text)
     if records is not None:
         assert text is not None
         yield from _array_drafts(path, text, records, draft, nan)
         return
     number = 0
-    # a table's rows are not lines a re-import can skip unparsed (jsonio.KnownLines)
+    # a table's rows are not lines a re-import can skip unparsed (base.KnownLines)
     lines = text is not None or not is_table(path)
-    for line_no, line, obj, raw in iter_lines_raw(path, text, nan):
-        if type(obj) is Skipped:  # another process's rows (parquet.share)
+    for line_no, line, obj, raw in iter_lines_raw(path, text, nan, ctx):
+        if type(obj) is Skipped:  # another process's rows (base.Share)
             number += obj.rows
             continue
         number += 1

@@ -34,15 +34,19 @@ from ..core.keys import context_key, doc_key
 from ..core.labels import effective
 from ..core.metrics.deepeval import metric_value
 from ..core.record import ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import Draft, changed, document_drafts, finish, finite, keyed_response, kind, reread
 from .json_limits import finite_only, has_not_utf8
 from .jsonio import load_document, read_text
 from .locator import Locator
 
 NAME = "deepeval"
-WHOLE_FILE = True
-NEEDS_REASONS = True  # the writer is told the reviewers' reasons (``export.reasons``)
+LISTING = Listing(
+    "one JSON document: a test run (test_run_*.json, .deepeval/*.json)",
+    (("testCases",), ("testRunData",)),
+    "Faithfulness, Answer Relevancy, Contextual Relevancy / Precision / Recall verdicts from verboseLogs; every metric's stored score",
+)
+TRAITS = Traits(needs_reasons=True)
 WRAPPER = "testRunData"  # .latest_test_run.json
 SPELLING = {"yes": "yes", "no": "no", "idk": "idk", "borderline": "idk"}
 
@@ -69,7 +73,9 @@ def document(path: Path, text: str | None = None) -> str:
     return json.dumps(finite_only(load_document(path, text)), ensure_ascii=False)
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:
             text = read_text(path)

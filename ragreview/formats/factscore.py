@@ -18,7 +18,7 @@ from ..core.errors import InputError, RecordError
 from ..core.keys import fact_key, response_key
 from ..core.labels import FACT_LABELS, effective
 from ..core.record import ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     expect,
@@ -32,6 +32,13 @@ from .common import (
 )
 
 NAME = "factscore"
+LISTING = Listing(
+    "JSON Lines rows",
+    (("annotations", "human-atomic-facts"),),
+    "atomic facts S / NS / IR",
+)
+TRAITS = Traits(may_declare_rubric=False)
+document = None  # one record per line: its line is all a write needs
 
 
 def sniff(obj: dict[str, Any]) -> bool:
@@ -45,12 +52,16 @@ def sniff(obj: dict[str, Any]) -> bool:
     )
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
-    return finish(path, _drafts(path, text))
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
+    return finish(path, _drafts(path, text, ctx))
 
 
-def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
-    return line_drafts(path, text, draft)
+def _drafts(
+    path: Path, text: str | None, ctx: ReadContext
+) -> Iterator[Draft | InputError | Unchanged]:
+    return line_drafts(path, text, draft, ctx=ctx)
 
 
 def _question(prompt: str | None) -> str | None:

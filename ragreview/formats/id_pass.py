@@ -18,13 +18,16 @@ from typing import Any
 import orjson
 
 from ..core.errors import InputError
-from .jsonio import skipping_ids
+from .base import QUIET, ReadContext
 
 
-def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None:
+def leading_ids(
+    path: Path, text: str | None, field: str, ctx: ReadContext = QUIET
+) -> Counter[str] | None:
     """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
     write them), counted; None when any line does not start that way. Lets records
-    stream without holding the whole file's records in memory."""
+    stream without holding the whole file's records in memory. (Counted from a file on
+    disk, they go to ``ctx.ids_counted``.)"""
     pattern = (
         r'[ \t]*\{[ \t]*"'
         + re.escape(field)
@@ -43,7 +46,7 @@ def leading_ids(path: Path, text: str | None, field: str) -> Counter[str] | None
             ids = _count_ids(_file_line_starts(fh, match))
     except OSError as err:
         raise InputError(str(path), None, None, f"cannot read file: {err.strerror}") from None
-    skipping_ids(ids)  # a re-import skips only lines whose id is unique in the file
+    ctx.ids_counted(ids)  # a re-import skips only lines whose id is unique in the file
     return ids
 
 

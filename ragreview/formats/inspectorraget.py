@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.record import ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     changed,
@@ -46,8 +46,12 @@ from .jsonio import load_document, read_text
 from .locator import Locator
 
 NAME = "inspectorraget"
-WHOLE_FILE = True
-NEEDS_AUTHORS = True  # the writer is told who made each override (``export.authors``)
+LISTING = Listing(
+    "one JSON document (schema v1 or v2)",
+    (("tasks", "metrics", "evaluations"), ("tasks", "metrics", "results")),
+    "annotators' human metrics as reviewer layers; algorithm metrics as stored scores",
+)
+TRAITS = Traits(needs_authors=True)
 DEFAULT_REVIEWER = "ragreview"  # an override whose author is unknown
 
 
@@ -91,7 +95,9 @@ def document(path: Path, text: str | None = None) -> str:
     return json.dumps(doc, ensure_ascii=False)
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:
             text = read_text(path)

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..core.errors import InputError
-from ..core.record import Unchanged, line_hash
+from ..core.record import Unchanged
+from .base import QUIET, KnownLines, ReadContext
 from .json_limits import TOO_DEEP, big_int, cut_deep, has_not_utf8, non_finite, not_utf8
 
 
@@ -121,65 +120,6 @@ def first_line(path: Path) -> str | None:
     return None
 
 
-# Told how many bytes each line read by ``iter_lines`` took, for the import's progress bar
-# (adapters that parse the whole file before yielding a record would otherwise leave it
-# still). A context variable: a reader in another thread is never reported.
-_on_bytes: ContextVar[Callable[[int], None] | None] = ContextVar("on_bytes", default=None)
-
-
-@contextmanager
-def reporting_bytes(callback: Callable[[int], None]) -> Iterator[None]:
-    """While inside, every line ``iter_lines`` reads calls ``callback(bytes)``."""
-    token = _on_bytes.set(callback)
-    try:
-        yield
-    finally:
-        _on_bytes.reset(token)
-
-
-class KnownLines:
-    """The lines a re-import may leave unparsed: ``line_hash`` -> (rowid, id, position)
-    of each stored record whose source is that line, read under its own id.
-
-    A line is skipped only once the file's ids are counted (``skipping_ids``) and its
-    id is unique in the file: then the same bytes give the same record under the same
-    id, and only its position may have moved.
-    """
-
-    def __init__(self, lines: dict[bytes, tuple[int, str, int]]) -> None:
-        self.lines = lines
-        self.ids: Mapping[str, int] | None = None
-
-    def unchanged(self, raw: bytes, number: int) -> Unchanged | None:
-        if self.ids is None:
-            return None
-        found = self.lines.get(line_hash(raw))
-        if found is None or self.ids.get(found[1]) != 1:
-            return None
-        return Unchanged(number, found[0], found[1], number != found[2])
-
-
-_known: ContextVar[KnownLines | None] = ContextVar("known_lines", default=None)
-
-
-@contextmanager
-def skipping(known: KnownLines | None) -> Iterator[None]:
-    """While inside, ``iter_lines`` gives an ``Unchanged`` for each line of ``known``
-    (reading a JSON Lines file from disk, for a re-import into the same dataset)."""
-    token = _known.set(known)
-    try:
-        yield
-    finally:
-        _known.reset(token)
-
-
-def skipping_ids(ids: Mapping[str, int] | None) -> None:
-    """The ids of the file being read, counted: lines may be skipped from now on."""
-    known = _known.get()
-    if known is not None:
-        known.ids = ids
-
-
 def _file_lines(
     path: Path, report: Callable[[int], None] | None = None
 ) -> Iterator[tuple[int, str | InputError]]:
@@ -242,29 +182,30 @@ def _text_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def iter_lines(
-    path: Path, text: str | None = None, nan: bool = True
+    path: Path, text: str | None = None, nan: bool = True, ctx: ReadContext = QUIET
 ) -> Iterator[tuple[int, str, Any]]:
     """(line number, raw line, parsed value or InputError) for each non-empty line.
 
     Without ``text`` the file is streamed from disk, so memory stays flat however
     large it is. With ``nan=False`` a line holding NaN, Infinity or an oversized
-    integer is an error naming that field.
+    integer is an error naming that field. ``ctx``: each line's bytes go to
+    ``ctx.on_bytes``; read from disk, a line of ``ctx.known`` is an ``Unchanged``.
     """
-    for number, line, value, _raw in iter_lines_raw(path, text, nan):
+    for number, line, value, _raw in iter_lines_raw(path, text, nan, ctx):
         yield number, line, value
 
 
 def iter_lines_raw(
-    path: Path, text: str | None = None, nan: bool = True
+    path: Path, text: str | None = None, nan: bool = True, ctx: ReadContext = QUIET
 ) -> Iterator[tuple[int, str, Any, bytes | None]]:
     """``iter_lines`` with each line's UTF-8 bytes where the reader has them (a line
     read from disk, a parquet row's JSON text), else None: the importer hashes and
     compares those rather than encoding the text again."""
-    report = _on_bytes.get()
+    report = ctx.on_bytes
     if text is None and _table(path):  # parquet rows, as the lines they would be
         from . import parquet
 
-        for number, line, value, raw in parquet.rows(path):
+        for number, line, value, raw in parquet.rows(path, ctx.share):
             if report is not None:
                 report(len(line) + 1)
             yield number, line, value, raw
@@ -284,7 +225,7 @@ def iter_lines_raw(
                         value = InputError(str(path), number, found[0] or None, found[1])
             yield number, line, value, None
         return
-    for number, decoded, raw in _file_lines_raw(path, report, _known.get()):
+    for number, decoded, raw in _file_lines_raw(path, report, ctx.known):
         if isinstance(decoded, (InputError, Unchanged)):
             yield number, "", decoded, None
             continue

@@ -39,7 +39,7 @@ from typing import Any, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.labels import check_layer, effective
 from ..core.record import KNOWN_FIELDS, ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     changed,
@@ -54,7 +54,13 @@ from .json_limits import not_utf8, shown
 from .jsonio import iter_lines
 
 NAME = "mapped"
-WHOLE_FILE = False
+LISTING = Listing(
+    "never: chosen with --map target=path,… (JSON Lines or CSV)",
+    (),
+    "whatever the mapping names (docs/formats.md)",
+)
+TRAITS = Traits()
+document = None  # its document is the mapping: formats.source_document
 _STEP = re.compile(r"^([^\[\]]+)((?:\[\d*\])*)$")
 SPECIAL = ("contexts",)
 
@@ -187,10 +193,11 @@ def _set(obj: dict[str, Any], path: str, value: Any) -> bool:
 # -- reading --------------------------------------------------------------------------
 
 
-def _rows(path: Path, text: str | None) -> Iterator[tuple[int, str, Any]]:
-    """(line, source text, row) for a JSON Lines file, or a CSV file by its suffix."""
+def _rows(path: Path, text: str | None, ctx: ReadContext = QUIET) -> Iterator[tuple[int, str, Any]]:
+    """(line, source text, row) for a JSON Lines file, or a CSV file by its suffix
+    (``ctx``: a JSON line's bytes are reported)."""
     if path.suffix.lower() != ".csv":
-        yield from iter_lines(path, text)
+        yield from iter_lines(path, text, ctx=ctx)
         return
     try:
         # a byte that is not UTF-8 is kept as a lone surrogate (json_limits): the row
@@ -296,6 +303,7 @@ HEAD_ROWS = 10  # the first rows a mapped path must lead somewhere in (as detect
 def read(
     path: Path,
     text: str | None = None,
+    ctx: ReadContext = QUIET,
     mapping: Mapping[str, str] | None = None,
     strict: bool = False,
 ) -> Iterator[ImportItem | InputError | Unchanged]:
@@ -305,7 +313,7 @@ def read(
     if mapping is None:
         raise InputError(str(path), None, None, "a mapped file needs --map")
     _check_paths(path, mapping, text)
-    drafts = _drafts(path, text, mapping, strict)
+    drafts = _drafts(path, text, mapping, strict, ctx)
     return finish(path, drafts, rename=_source_name(mapping))
 
 
@@ -336,11 +344,15 @@ def _source_name(mapping: Mapping[str, str]) -> Any:
 
 
 def _drafts(
-    path: Path, text: str | None, mapping: Mapping[str, str], strict: bool = False
+    path: Path,
+    text: str | None,
+    mapping: Mapping[str, str],
+    strict: bool = False,
+    ctx: ReadContext = QUIET,
 ) -> Iterator[Draft | InputError | Unchanged]:
     csv_rows = path.suffix.lower() == ".csv"
     number = 0
-    for line_no, line, row in _rows(path, text):
+    for line_no, line, row in _rows(path, text, ctx):
         number += 1
         if isinstance(row, InputError):
             yield row

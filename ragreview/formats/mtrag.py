@@ -22,7 +22,7 @@ from ..core.errors import InputError, RecordError
 from ..core.labels import ANSWERABILITY, VERDICTS, effective
 from ..core.metrics.mtrag import idk_conditioned
 from ..core.record import ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     expect,
@@ -39,6 +39,18 @@ from .common import (
 )
 
 NAME = "mtrag"
+LISTING = Listing(
+    "JSON Lines / parquet rows",
+    (
+        ("task_id", "input"),
+        ("task_id", "contexts"),
+        ("task_id", "targets"),
+        ("task_id", "predictions"),
+    ),
+    "answerability, idk, underspecified, RAD-Bench rating; stored metrics",
+)
+TRAITS = Traits(may_declare_rubric=False)
+document = None  # one record per line: its line is all a write needs
 PER_PASSAGE = ("BertKPrec", "Extractiveness_RougeL")
 IMPORTED = {
     "BertscoreP": "mtrag.bertscore_p",
@@ -53,12 +65,17 @@ def sniff(obj: dict[str, Any]) -> bool:
     )
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
-    return finish(path, _drafts(path, text))
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
+    return finish(path, _drafts(path, text, ctx))
 
 
-def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
-    return line_drafts(path, text, draft, nan=True)  # pandas writes NaN for missing values
+def _drafts(
+    path: Path, text: str | None, ctx: ReadContext
+) -> Iterator[Draft | InputError | Unchanged]:
+    # pandas writes NaN for missing values
+    return line_drafts(path, text, draft, nan=True, ctx=ctx)
 
 
 def _objects(row: Mapping[str, Any], name: str) -> list[dict[str, Any]]:

@@ -11,13 +11,21 @@ from ..core.guidelines import valid_rule_id
 from ..core.keys import normalize_key
 from ..core.labels import check_layer
 from ..core.record import ImportItem, Unchanged, parse_record
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import kind, unexpected
 from .json_limits import STORED_DEPTH, too_deep_to_store
 from .jsonio import dumps_line, iter_lines
 
 NAME = "ragreview"
-NEEDS_RULES = True  # the export passes each override's guideline rule (export.rules)
+LISTING = Listing(
+    "JSON Lines / parquet rows",
+    (("id", "labels"), ("id", "documents")),
+    "everything (ragreview's own records)",
+)
+# the export passes each override's guideline rule (labels.rules)
+TRAITS = Traits(holds_everything=True, needs_rules=True)
+read_back = None  # holds every label: nothing to read back
+document = None  # one record per line: its line is all a write needs
 
 
 def sniff(obj: dict[str, Any]) -> bool:
@@ -32,9 +40,11 @@ def sniff(obj: dict[str, Any]) -> bool:
     )
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     seen: dict[str, int] = {}
-    for number, line, obj in iter_lines(path, text):  # NaN: null (see test_native)
+    for number, line, obj in iter_lines(path, text, ctx=ctx):  # NaN: null (see test_native)
         if isinstance(obj, InputError):
             yield obj
             continue

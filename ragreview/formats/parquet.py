@@ -22,16 +22,16 @@ import queue
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
 
 from ..core.errors import InputError
+from .base import Share
 
+NAME = "parquet"  # an export target (``export --as parquet``); read as rows
 MAGIC = b"PAR1"
 BATCH_ROWS = 1_000  # rows per row group written
 # Rows per batch read. A batch becomes Python objects all at once (``to_pylist``):
@@ -148,39 +148,24 @@ def _default(value: Any) -> Any:
 
 
 class Skipped(NamedTuple):
-    """Rows another process reads (see ``share``): only counted, so that the rows after
+    """Rows another process reads (see ``base.Share``): only counted, so that the rows after
     them keep their numbers."""
 
     rows: int
 
 
-_share: ContextVar[tuple[int, int, Callable[[int], None]] | None] = ContextVar(
-    "parquet_share", default=None
-)
-
-
-@contextmanager
-def share(k: int, n: int, done: Callable[[int], None]) -> Iterator[None]:
-    """While inside, ``rows`` gives the rows of every ``n``-th batch from the ``k``-th
-    (0-based) and a ``Skipped`` for each other batch, and calls ``done(index)`` once
-    the last row of a batch it gave has been taken. ``n`` processes then convert a
-    file's batches between them (``services.import_pipeline``). Each still decodes
-    every batch (Arrow's decode, outside the GIL, is a third of a row's conversion;
-    sharing row groups instead would hold a whole group ahead of the importer)."""
-    token = _share.set((k, n, done))
-    try:
-        yield
-    finally:
-        _share.reset(token)
-
-
-def rows(path: Path) -> Iterator[tuple[int, str, Any, bytes | None]]:
+def rows(path: Path, shared: Share | None = None) -> Iterator[tuple[int, str, Any, bytes | None]]:
     """(row number, the row's JSON text, the row as JSON values, that text's UTF-8
-    bytes) for each row: what ``jsonio.iter_lines_raw`` gives for a JSON Lines file."""
+    bytes) for each row: what ``jsonio.iter_lines_raw`` gives for a JSON Lines file.
+
+    With ``shared`` (``base.Share``) only this process's batches are converted: ``n``
+    processes then convert a file's batches between them (``services.import_pipeline``).
+    Each still decodes every batch (Arrow's decode, outside the GIL, is a third of a
+    row's conversion; sharing row groups instead would hold a whole group ahead of the
+    importer)."""
     number = 0
-    shared = _share.get()
     for index, batch in enumerate(_prefetched(_batches(path))):
-        if shared is not None and index % shared[1] != shared[0]:
+        if shared is not None and index % shared.n != shared.k:
             number += batch.num_rows
             yield number, "", Skipped(batch.num_rows), None
             continue
@@ -206,7 +191,7 @@ def rows(path: Path) -> Iterator[tuple[int, str, Any, bytes | None]]:
                 continue
             yield number, raw.decode(), row if plain else orjson.loads(raw), raw
         if shared is not None:
-            shared[2](index)
+            shared.done(index)
 
 
 def _plain(batch: Any) -> bool:

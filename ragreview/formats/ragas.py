@@ -29,7 +29,7 @@ from ..core.keys import context_key, reference_statement_key, statement_key
 from ..core.labels import effective
 from ..core.record import ImportItem, Unchanged
 from . import ragas_annotations
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     changed,
@@ -49,9 +49,14 @@ from .ragas_columns import canonical_fields, pick
 from .scores import record_values
 
 NAME = "ragas"
-# the export passes each override's guideline rule (export.rules, export.rule_texts): a
-# MetricAnnotation sample carries it in its edited output's reason
-NEEDS_RULES = True
+LISTING = Listing(
+    "JSON Lines / JSON array rows, or a MetricAnnotation export",
+    (("user_input", "retrieved_contexts"), ("question", "contexts")),
+    "statement, attributed, context-useful verdicts",
+)
+# a MetricAnnotation sample carries each override's guideline rule in its edited
+# output's reason (export.rules, export.rule_texts)
+TRAITS = Traits(may_declare_rubric=False, needs_rules=True)
 METRICS = (
     "faithfulness",
     "context_recall",
@@ -103,7 +108,9 @@ def document(path: Path, text: str | None = None) -> str | None:
     return json.dumps({"layout": "annotations", "metrics": list(doc)})
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:
             text = read_text(path)
@@ -116,11 +123,13 @@ def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputErro
     if shape == "array":
         drafts = _array_drafts(path, load_document(path, text), locator)
         return finish(path, drafts, locator=locator)
-    return finish(path, _line_drafts(path, text))
+    return finish(path, _line_drafts(path, text, ctx))
 
 
-def _line_drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
-    return line_drafts(path, text, draft)
+def _line_drafts(
+    path: Path, text: str | None, ctx: ReadContext
+) -> Iterator[Draft | InputError | Unchanged]:
+    return line_drafts(path, text, draft, ctx=ctx)
 
 
 def _array_drafts(

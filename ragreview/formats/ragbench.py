@@ -19,7 +19,7 @@ from ..core.errors import InputError, RecordError
 from ..core.keys import normalize_key
 from ..core.labels import SUPPORT_TOKENS, effective
 from ..core.record import ImportItem, Record, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     expect,
@@ -37,6 +37,13 @@ from .id_pass import leading_ids
 from .scores import record_values
 
 NAME = "ragbench"
+LISTING = Listing(
+    "JSON Lines / parquet rows",
+    (("documents_sentences",), ("all_relevant_sentence_keys",)),
+    "TRACe labels from the key lists; stored *_score",
+)
+TRAITS = Traits(may_declare_rubric=False, rows_stand_alone=True)
+document = None  # one record per line: its line is all a write needs
 SCORE_FIELDS = {
     "relevance_score": "trace.relevance",
     "utilization_score": "trace.utilization",
@@ -49,16 +56,20 @@ def sniff(obj: dict[str, Any]) -> bool:
     return "documents_sentences" in obj or "all_relevant_sentence_keys" in obj
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     # a generator: the id pass over the file runs when the first record is asked for
-    ids = leading_ids(path, text, "id")
+    ids = leading_ids(path, text, "id", ctx)
     yield from finish(
-        path, _drafts(path, text), validate_labels=False, ids=ids, rename=source_field
+        path, _drafts(path, text, ctx), validate_labels=False, ids=ids, rename=source_field
     )
 
 
-def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
-    return line_drafts(path, text, draft)
+def _drafts(
+    path: Path, text: str | None, ctx: ReadContext
+) -> Iterator[Draft | InputError | Unchanged]:
+    return line_drafts(path, text, draft, ctx=ctx)
 
 
 _DOC_SENTENCES = re.compile(r"^documents\[(\d+)\]\.sentences")

@@ -27,7 +27,7 @@ from ..core.keys import cell_key, reference_statement_key, statement_key
 from ..core.labels import ENTAILMENT, effective
 from ..core.metrics import ragchecker as metric
 from ..core.record import ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     changed,
@@ -43,7 +43,12 @@ from .jsonio import load_document, read_text
 from .locator import Locator
 
 NAME = "ragchecker"
-WHOLE_FILE = True
+LISTING = Listing(
+    "one JSON document ({results, metrics})",
+    (("results", "retrieved_context", "gt_answer"),),
+    "claim-level entailment (answer2response, response2answer, claim x chunk); metrics",
+)
+TRAITS = Traits()
 TASK = "ragchecker"
 # label -> (the claim list it runs over, per chunk or not)
 ARRAYS = {
@@ -103,7 +108,9 @@ def stored_aggregates(document: str | None) -> dict[str, float | None]:
     return out
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:
             text = read_text(path)

@@ -29,7 +29,7 @@ from ..core.errors import InputError, RecordError
 from ..core.keys import part_key
 from ..core.labels import check_layer, effective
 from ..core.record import ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     expect,
@@ -44,6 +44,13 @@ from .common import (
 from .id_pass import leading_ids
 
 NAME = "rgb"
+LISTING = Listing(
+    "JSON Lines (.json) rows",
+    (("query", "prediction"), ("query", "positive", "negative")),
+    "rejected, answer parts matched, error detected",
+)
+TRAITS = Traits(may_declare_rubric=False)
+document = None  # one record per line: its line is all a write needs
 
 # Canonical texts written back when a reviewer overrides a verdict of RGB's LLM judge:
 # the endings of the judge prompts' own demonstrations, which the scripts' rules read.
@@ -57,13 +64,17 @@ def sniff(obj: dict[str, Any]) -> bool:
     return "query" in obj and ("prediction" in obj or "positive" in obj or "negative" in obj)
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     # a generator: the id pass over the file runs when the first record is asked for
-    yield from finish(path, _drafts(path, text), ids=leading_ids(path, text, "id"))
+    yield from finish(path, _drafts(path, text, ctx), ids=leading_ids(path, text, "id", ctx))
 
 
-def _drafts(path: Path, text: str | None) -> Iterator[Draft | InputError | Unchanged]:
-    return line_drafts(path, text, lambda obj, *where: draft(obj, path.name, *where))
+def _drafts(
+    path: Path, text: str | None, ctx: ReadContext
+) -> Iterator[Draft | InputError | Unchanged]:
+    return line_drafts(path, text, lambda obj, *where: draft(obj, path.name, *where), ctx=ctx)
 
 
 def task_of(row: Mapping[str, Any], filename: str) -> str:

@@ -22,7 +22,7 @@ from ..core.errors import InputError, RecordError
 from ..core.keys import fact_key
 from ..core.labels import effective
 from ..core.record import ImportItem, Unchanged
-from .base import ExportRecord
+from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
     changed,
@@ -39,7 +39,12 @@ from .locator import Locator
 from .scores import record_values
 
 NAME = "safe"
-WHOLE_FILE = True
+LISTING = Listing(
+    "one JSON document",
+    (("per_prompt_data",), ("checked_statements",)),
+    "atomic facts from annotation",
+)
+TRAITS = Traits(may_declare_rubric=False)
 ANNOTATIONS = {"supported": "S", "not supported": "NS", "irrelevant": "IR"}
 LABEL_TEXT = {"S": "Supported", "NS": "Not Supported", "IR": "Irrelevant"}
 COUNT_FIELDS = {"S": "Supported", "NS": "Not Supported", "IR": "Irrelevant"}
@@ -83,7 +88,9 @@ def _sides(prompts: list[Any]) -> list[str]:
     ]
 
 
-def read(path: Path, text: str | None = None) -> Iterator[ImportItem | InputError | Unchanged]:
+def read(
+    path: Path, text: str | None = None, ctx: ReadContext = QUIET
+) -> Iterator[ImportItem | InputError | Unchanged]:
     try:
         if text is None:
             text = read_text(path)

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .. import formats
 from ..core.errors import RagreviewError
 from ..core.labels import effective
-from ..formats import csv_export
+from ..formats import catalogue, csv_export
+from ..formats.base import Traits
 from ..formats.common import changed, lost_labels
 from ..formats.scores import record_values
 from ..store import browse, item_edits, metric_rows, metric_table
@@ -29,9 +30,10 @@ if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
 
 DISAGREEMENTS = "disagreements"  # the overridden items, not the records (disagreements.py)
 # corrections in other tools' shapes (loop_exports.py): items too, not records
-LOOP_FORMATS = ("ragas-annotation", "mlflow-assessments", "fewshot")
+LOOP_FORMATS = catalogue.LOOP_TARGETS
 ITEM_FORMATS = (DISAGREEMENTS, *LOOP_FORMATS)
-AS_CHOICES = ("source", "ragreview", "csv", "parquet", *ITEM_FORMATS)
+# ("source": the format the dataset came in; the names: formats.catalogue)
+AS_CHOICES = ("source", *catalogue.EXPORT_TARGETS, *ITEM_FORMATS)
 
 
 class LossError(RagreviewError):
@@ -48,7 +50,7 @@ def _dataset_row(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
 def resolve_format(db: sqlite_utils.Database, dataset: str, as_: str) -> str:
     """The writer's name for ``--as`` (``source`` is the format the dataset came in)."""
     fmt = _dataset_row(db, dataset)["format"] if as_ == "source" else as_
-    if fmt not in ("csv", *ITEM_FORMATS) and fmt not in formats.REGISTRY:
+    if fmt not in (catalogue.CSV, *ITEM_FORMATS) and fmt not in formats.REGISTRY:
         raise RagreviewError(f"export as {fmt!r} is not supported")
     return fmt
 
@@ -63,6 +65,12 @@ def total(db: sqlite_utils.Database, dataset: str) -> int:
     return browse.total_count(db, dataset)
 
 
+def _traits(fmt: str) -> Traits:
+    """What the writer of ``fmt`` declares (nothing, for a target that is no format)."""
+    adapter = formats.REGISTRY.get(fmt)
+    return Traits() if adapter is None else adapter.TRAITS
+
+
 def _writer_config(
     db: sqlite_utils.Database, dataset: str, fmt: str, reviewed_only: bool, config: dict[str, Any]
 ) -> dict[str, Any]:
@@ -72,18 +80,20 @@ def _writer_config(
         "source.document": store_records.source_document(db, dataset),
         "export.subset": reviewed_only,
     }
-    if getattr(formats.REGISTRY.get(fmt), "NEEDS_AUTHORS", False):
+    traits = _traits(fmt)
+    if traits.needs_authors:
         # the writer names who made each override (InspectorRAGet)
         from ..store import reviewer_layers
 
         writer_config["export.authors"] = reviewer_layers.authors(db, dataset)
-    if getattr(formats.REGISTRY.get(fmt), "NEEDS_REASONS", False):
+    if traits.needs_reasons:
         # the writer puts the reviewers' reasons in the file (DeepEval's ``reason``)
         from ..store import reviewer_layers
 
         writer_config["export.reasons"] = reviewer_layers.label_reasons(db, dataset)
-    if getattr(formats.REGISTRY.get(fmt), "NEEDS_RULES", False):
-        # the guideline rule each override applies (ragreview's own format: labels.rules)
+    if traits.needs_rules:
+        # the guideline rule each override applies (ragreview's own labels.rules, the
+        # reason of a MetricAnnotation sample's edited output)
         from ..store import guidelines
 
         writer_config["export.rules"] = guidelines.dataset_label_rules(db, dataset)
@@ -98,7 +108,8 @@ def lost(
     each record with overrides is written the way the export writes it and read back
     the way an import reads it, and what does not come back is lost (docs/formats.md).
     Empty for ragreview's own format and CSV, which hold every label."""
-    read_back = getattr(formats.REGISTRY.get(fmt), "read_back", None)
+    adapter = formats.REGISTRY.get(fmt)
+    read_back = None if adapter is None else adapter.read_back
     if read_back is None:
         return {}
     config = _writer_config(db, dataset, fmt, reviewed_only, store_settings.get_all(db, dataset))
@@ -120,7 +131,7 @@ def check_loss(
     if found:
         raise LossError(
             f"the {fmt} format cannot hold these reviewed labels: {describe_loss(found)}; "
-            "nothing was written. Export with --as ragreview to keep every label, "
+            f"nothing was written. Export with --as {catalogue.NATIVE} to keep every label, "
             "or pass --allow-loss to write the source format without them"
         )
     return found
@@ -158,24 +169,24 @@ def _write(
         from . import loop_exports
 
         return loop_exports.write(db, dataset, fmt, out, reviewed_only=reviewed_only)
-    if fmt not in ("csv", "ragreview"):
+    if not (fmt == catalogue.CSV or _traits(fmt).holds_everything):
         changed = item_edits.edited(db, dataset)
         if changed:  # the source file's own fact/statement lists cannot hold them
             shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
             raise RagreviewError(
                 f"{len(changed)} records have edited facts or statements that the {fmt} "
-                f"format cannot hold ({shown}); export them with --as ragreview"
+                f"format cannot hold ({shown}); export them with --as {catalogue.NATIVE}"
             )
     if not allow_loss:
         check_loss(db, dataset, fmt, reviewed_only=reviewed_only)
     status = "reviewed" if reviewed_only else None
-    if fmt == "csv":
+    if fmt == catalogue.CSV:
         return _write_csv(db, dataset, out, status, on_record)
     writer = formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
     writer_config = _writer_config(db, dataset, fmt, reviewed_only, config)
     items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
-    if reviewed_only and fmt == "ragreview":  # a gold set says who reviewed it, how
+    if reviewed_only and _traits(fmt).holds_everything:  # a gold set: who reviewed it, how
         from ..store.review_queries import with_gold_metadata
 
         items = with_gold_metadata(items, config)
@@ -265,7 +276,7 @@ def export(
     unique temporary name beside ``out`` and renamed over it; the temporary file goes
     on every exit path, and those of earlier killed exports to ``out`` are removed."""
     out = Path(out)
-    parquet = as_ == "parquet"
+    parquet = as_ == catalogue.PARQUET
     if parquet:
         from . import parquet_export
 
@@ -273,7 +284,9 @@ def export(
     # a format that would lose labels is refused first (the message to act on names
     # them), then the output; nothing is opened before both pass
     fmt, dropped = (
-        ("parquet", {}) if parquet else _checked_format(db, dataset, as_, reviewed_only, allow_loss)
+        (catalogue.PARQUET, {})
+        if parquet
+        else _checked_format(db, dataset, as_, reviewed_only, allow_loss)
     )
     output_file.check_destination(out, output_file.protected_paths(db, *inputs), force, force_word)
     if parquet:
@@ -288,7 +301,7 @@ def export(
                 allow_loss=allow_loss,
                 on_record=on_record,
             )
-        return Exported(count, "parquet")
+        return Exported(count, catalogue.PARQUET)
     with output_file.replacing_text(out) as fh:
         count = _write(
             db,
@@ -315,8 +328,8 @@ def export_stream(
 ) -> Exported:
     """``export`` to an open text stream (``--out -``: standard output). Refused when the
     stream is open on the DB, its WAL or an input (by file identity)."""
-    if as_ == "parquet":
-        raise RagreviewError("--as parquet needs a file for --out")
+    if as_ == catalogue.PARQUET:
+        raise RagreviewError(f"--as {catalogue.PARQUET} needs a file for --out")
     output_file.check_stream(out, output_file.protected_paths(db, *inputs))
     fmt, dropped = _checked_format(db, dataset, as_, reviewed_only, allow_loss)
     count = _write(

@@ -9,7 +9,7 @@ as ``formats.read`` gives them; the worker never touches the database.
 
 A RAGBench parquet file gets two workers: turning its rows into Python objects costs
 more than parsing the same rows as JSON Lines, and its record batches can be shared
-(``formats.parquet.share``), each worker converting every other batch while this
+(``formats.base.Share``), each worker converting every other batch while this
 process takes them in turn.
 """
 
@@ -23,7 +23,6 @@ import queue
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import nullcontext
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from .. import formats
 from ..core.errors import InputError, RagreviewError
 from ..core.record import Unchanged
 from ..formats import parquet
-from ..formats.jsonio import reporting_bytes
+from ..formats.base import ReadContext, Share
 from ..store.importer import Prepared, prepare
 
 PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
@@ -112,15 +111,16 @@ def prepared(
             inbox.close()  # the worker is gone: its end of the pipe is closed
 
 
-SHARED_FORMATS = {"ragbench"}  # each row a record of its own: nothing read across rows
-
-
 def _shares(path: Path, fmt: str) -> int:
-    """How many workers convert the file's rows: two for a RAGBench parquet file (its
-    rows' conversion into Python objects costs about twice a JSON line's parse, and the
-    batches can be shared), else one. A repeated id keeps one: the warning about it
-    names the line it first came on, which one reader sees."""
-    if fmt not in SHARED_FORMATS or path.is_dir() or not parquet.is_table(path):
+    """How many workers convert the file's rows: two for a parquet file of a format
+    whose rows stand alone (``Traits.rows_stand_alone``: RAGBench's; a row's conversion
+    into Python objects costs about twice a JSON line's parse, and the batches can be
+    shared), else one. A repeated id keeps one: the warning about it names the line it
+    first came on, which one reader sees."""
+    adapter = formats.REGISTRY.get(fmt)  # (an unknown one: the worker's read says so)
+    if adapter is None or not adapter.TRAITS.rows_stand_alone:
+        return 1
+    if path.is_dir() or not parquet.is_table(path):
         return 1
     ids = parquet.count_ids(path, "id")
     return 1 if any(count > 1 for count in ids.values()) else 2
@@ -205,21 +205,21 @@ def _work(
         send("turn", index)
 
     try:
-        _fmt, stream = formats.read(Path(path), fmt)  # (its peek at the head is not progress)
-        sharing = nullcontext() if share is None else parquet.share(*share, turn)
-        with reporting_bytes(count), sharing:
-            for entry in stream:
-                # (errors and warnings alike pass through as they are)
-                batch.append(
-                    entry
-                    if isinstance(entry, (InputError, Unchanged))
-                    # (two workers have spare time for the hashes)
-                    else prepare(entry, settings, hashed=shared)
-                )
-                if len(batch) >= BATCH:
-                    send("entries", batch)
-                    batch = []
-            send("entries", batch)
+        ctx = ReadContext(on_bytes=count, share=None if share is None else Share(*share, turn))
+        # (its peek at the head is not progress: only the records read under ctx are)
+        _fmt, stream = formats.read(Path(path), fmt, ctx=ctx)
+        for entry in stream:
+            # (errors and warnings alike pass through as they are)
+            batch.append(
+                entry
+                if isinstance(entry, (InputError, Unchanged))
+                # (two workers have spare time for the hashes)
+                else prepare(entry, settings, hashed=shared)
+            )
+            if len(batch) >= BATCH:
+                send("entries", batch)
+                batch = []
+        send("entries", batch)
         send("done", None)
     except BaseException as err:
         if not isinstance(err, RagreviewError):  # a bug: its traceback, as text

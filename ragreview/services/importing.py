@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .. import formats
 from ..core.errors import InputError, InputWarning
 from ..core.record import ImportItem, Unchanged
-from ..formats.jsonio import KnownLines, reporting_bytes, skipping
+from ..formats.base import KnownLines, ReadContext
 from ..store import importer
 from ..store import records as store_records
 from ..store import settings as store_settings
@@ -38,28 +38,27 @@ def invalid_records(
     """Every per-record error of an input file, reading it once without keeping records
     (the ``--strict`` pass, made before anything is written). Raises InputError for a
     file that cannot be read at all (missing, unreadable, empty, unknown format)."""
-    _fmt, stream = formats.read(path, fmt, mapping, strict=True)
-    with reporting_bytes(on_bytes or (lambda n: None)):
-        return [e for e in stream if isinstance(e, InputError) and not isinstance(e, InputWarning)]
+    source = formats.open_source(path, fmt, mapping, strict=True)
+    stream = source.records(ReadContext(on_bytes=on_bytes))
+    return [e for e in stream if isinstance(e, InputError) and not isinstance(e, InputWarning)]
 
 
 def store(
     db: sqlite_utils.Database,
-    path: Path,
+    source: formats.Source,
     dataset: str,
-    fmt: str,
-    stream: Iterable[ImportItem | Prepared | Unchanged | InputError],
-    mapping: dict[str, str] | None = None,
     *,
     on_bytes: Progress | None = None,
     on_records: Progress | None = None,
     parallel: bool = True,
 ) -> tuple[ImportSummary, list[InputError]]:
-    """Store the valid records of ``formats.read``'s stream in one transaction,
-    collecting the errors (warnings go to ``summary.warnings``: every record they speak
-    of was imported). Records stream through: a 100,000-record file is never held in
-    memory. ``parallel``: a large file is prepared by a worker process (spawned:
-    scripts that import at top level, without a ``__main__`` guard, must not)."""
+    """Store the valid records of ``source`` (``formats.open_source``) in one
+    transaction, collecting the errors (warnings go to ``summary.warnings``: every
+    record they speak of was imported). Records stream through: a 100,000-record file
+    is never held in memory. ``on_bytes`` is told as the file is read. ``parallel``: a
+    large file is prepared by a worker process (spawned: scripts that import at top
+    level, without a ``__main__`` guard, must not)."""
+    path, fmt, mapping = source.path, source.fmt, source.mapping
     errors: list[InputError] = []
     warnings: list[InputWarning] = []
 
@@ -78,23 +77,25 @@ def store(
     # a re-import leaves the lines it stored before unparsed (a mapping changes records)
     known = {} if mapping is not None else store_records.known_lines(db, dataset, fmt, path.name)
     skip = KnownLines(known) if known else None
-    with reporting_bytes(on_bytes or (lambda n: None)), skipping(skip):
-        settings = None
-        # (a re-import into the dataset the file came from reads here: its unchanged
-        # lines are only hashed, which costs less than starting a worker)
-        if parallel and mapping is None and skip is None and import_pipeline.worth_it(path):
-            settings = store_settings.get_all(db, dataset)
-            stream = import_pipeline.prepared(path, fmt, settings, on_bytes)
-        summary = importer.import_records(
-            db,
-            dataset,
-            fmt,
-            str(path),
-            valid(stream),
-            on_progress=on_records,
-            source_document=document,
-            prepared_with=settings,
-        )
+    settings = None
+    stream: Iterable[ImportItem | Prepared | Unchanged | InputError]
+    # (a re-import into the dataset the file came from reads here: its unchanged
+    # lines are only hashed, which costs less than starting a worker)
+    if parallel and mapping is None and skip is None and import_pipeline.worth_it(path):
+        settings = store_settings.get_all(db, dataset)
+        stream = import_pipeline.prepared(path, fmt, settings, on_bytes)
+    else:
+        stream = source.records(ReadContext(on_bytes=on_bytes, known=skip))
+    summary = importer.import_records(
+        db,
+        dataset,
+        fmt,
+        str(path),
+        valid(stream),
+        on_progress=on_records,
+        source_document=document,
+        prepared_with=settings,
+    )
     summary.warnings = warnings
     for rid, first, again in summary.repeated:
         message = f"{rid!r} repeats (first on line {first}): not imported"

@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..core import label_items
 from ..core.guidelines import rule_line
 from ..core.labels import CATALOGUE
+from ..formats import catalogue
 from . import disagreements
 
 if TYPE_CHECKING:
     import sqlite_utils
 
-RAGAS = "ragas-annotation"
-MLFLOW = "mlflow-assessments"
-FEWSHOT = "fewshot"
+RAGAS, MLFLOW, FEWSHOT = catalogue.LOOP_TARGETS  # (the names: formats/catalogue.py)
 PROMPT_NAME = "ragreview_judge_prompt"  # the one prompt a ragreview sample records
 
 

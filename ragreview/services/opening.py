@@ -5,7 +5,7 @@ progress bars and their own way of saying things."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +18,8 @@ from ..store.records import ImportSummary
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+    from .. import formats
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -108,18 +110,16 @@ def import_file(
         bad = checking(path) if checking else importing.invalid_records(path, fmt, mapping)
         if bad:
             raise StrictRefusal(bad)
-    fmt, stream = formats.read(path, fmt, mapping)
+    source = formats.open_source(path, fmt, mapping)
     if not target.db_path.exists():
         try:
             with building(target.db_path) as new:
-                summary, errors = _store(
-                    new, path, dataset, fmt, stream, mapping, parallel, reading
-                )
+                summary, errors = _store(new, source, dataset, parallel, reading)
             return open_database(target.db_path), summary, errors
         except FileExistsError:  # another process created it meanwhile: import into theirs
-            _fmt, stream = formats.read(path, fmt, mapping)  # (the first read was used up)
+            pass
     database = open_database(target.db_path)
-    summary, errors = _store(database, path, dataset, fmt, stream, mapping, parallel, reading)
+    summary, errors = _store(database, source, dataset, parallel, reading)
     return database, summary, errors
 
 
@@ -135,24 +135,18 @@ class StrictRefusal(RagreviewError):
 
 def _store(
     db: sqlite_utils.Database,
-    path: Path,
+    source: formats.Source,
     dataset: str,
-    fmt: str,
-    stream: Iterator,
-    mapping: dict[str, str] | None,
     parallel: bool,
     reading: Reading,
 ) -> tuple[ImportSummary, list[InputError]]:
     from . import importing
 
-    with reading(path) as (on_bytes, on_records):
+    with reading(source.path) as (on_bytes, on_records):
         return importing.store(
             db,
-            path,
+            source,
             dataset,
-            fmt,
-            stream,
-            mapping,
             on_bytes=on_bytes,
             on_records=on_records,
             parallel=parallel,

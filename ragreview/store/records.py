@@ -125,7 +125,7 @@ def known_lines(
 ) -> dict[bytes, tuple[int, str, int]]:
     """``line_hash`` -> (rowid, id, position) of the dataset's records that a re-import
     of ``source_name`` as ``fmt`` may skip while their line is unchanged (see
-    ``formats.jsonio.KnownLines``). None when the dataset came from another file or
+    ``formats.base.KnownLines``). None when the dataset came from another file or
     format (a line's record depends on both), and none whose judge labels a judge run
     rewrote: a re-import gives those the file's labels back, as before."""
     from pathlib import Path

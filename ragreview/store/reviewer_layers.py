@@ -11,7 +11,7 @@ ordinary label events.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +21,6 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
     import sqlite_utils
 
 Row = tuple[str, str, str, Any, str | None]  # (reviewer, name, target, value, reason)
-
-# Source formats whose readers build each record from the fields they know, so that no
-# record of theirs has a ``rubric`` (declared human metrics come from InspectorRAGet,
-# the native format, which keeps any field, or a mapping). ``annotator_report`` reads
-# every record of the others.
-NO_RUBRIC_FORMATS = frozenset({"ragbench", "rgb", "mtrag", "factscore", "safe", "ragas"})
 
 
 def _source_ids(conn: sqlite3.Connection, path: str, reviewers: Iterable[str]) -> dict[str, int]:
@@ -132,13 +126,18 @@ def label_reasons(db: sqlite_utils.Database, dataset: str) -> dict[str, dict[tup
     return out
 
 
-def annotator_report(db: sqlite_utils.Database, dataset: str) -> dict[str, Any] | None:
+def annotator_report(
+    db: sqlite_utils.Database, dataset: str, rubric_free: Collection[str] = ()
+) -> dict[str, Any] | None:
     """The annotators block of the agreement report (``core.annotator_agreement``) for a
-    dataset whose records declare human metrics; None when none does."""
+    dataset whose records declare human metrics; None when none does. ``rubric_free``:
+    the formats whose readers build each record from the fields they know, so that no
+    record of theirs has a ``rubric`` (``formats.catalogue.without_rubric``); a dataset
+    of another format has every record read."""
     from ..core.annotator_agreement import report
 
     row = db.conn.execute("SELECT format FROM datasets WHERE name = ?", (dataset,)).fetchone()
-    if row is not None and row[0] in NO_RUBRIC_FORMATS:
+    if row is not None and row[0] in rubric_free:
         return None  # no record can declare one: skip reading every record's data
     per_record = []
     for _rowid, data, given in layers(db, dataset):

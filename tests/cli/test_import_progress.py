@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ragreview import formats
-from ragreview.formats.jsonio import reporting_bytes
+from ragreview.formats.base import ReadContext
 from ragreview.store import open_database
 from ragreview.store import records as store_records
 
@@ -33,15 +33,14 @@ def mtrag_file(path: Path, n: int) -> Path:
 def test_every_byte_is_reported_before_the_first_record_of_a_whole_parse(tmp_path):
     path = mtrag_file(tmp_path / "mt.jsonl", 30)
     seen: list[int] = []
-    fmt, stream = formats.read(path)
+    fmt, stream = formats.read(path, ctx=ReadContext(on_bytes=seen.append))
     assert fmt == "mtrag"
-    with reporting_bytes(seen.append):
-        first = next(stream)
-        assert sum(seen) == path.stat().st_size  # the parse before it was reported
-        rest = list(stream)
+    first = next(stream)
+    assert sum(seen) == path.stat().st_size  # the parse before it was reported
+    rest = list(stream)
     assert len(rest) + 1 == 30
     seen.clear()
-    list(formats.read(path)[1])  # outside the block nothing is reported
+    list(formats.read(path)[1])  # without the context nothing is reported
     assert seen == [] and first.record.id == "t0"
 
 

@@ -169,11 +169,12 @@ def test_stopping_early_stops_both_workers(large_file: Path) -> None:
 
 def test_the_shared_formats_reader_leaves_each_row_as_it_was() -> None:
     """The sharing workers store a row's compact form unchecked (``prepare(row_text=…)``):
-    right only while the format's reader never changes the row it reads. (A format added
-    to SHARED_FORMATS needs its rows checked here.)"""
+    right only while the format's reader never changes the row it reads. (A format that
+    declares ``Traits(rows_stand_alone=True)`` needs its rows checked here.)"""
     from ragreview.formats import ragbench
+    from ragreview.formats.catalogue import ADAPTERS
 
-    assert import_pipeline.SHARED_FORMATS == {"ragbench"}
+    assert {a.NAME for a in ADAPTERS if a.TRAITS.rows_stand_alone} == {"ragbench"}
     rows = rows_of(RAGBENCH) + ragbench_rows(parquet.READ_ROWS + 6)
     for number, row in enumerate(rows, start=1):
         before = json.loads(json.dumps(row))

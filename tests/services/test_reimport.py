@@ -1,5 +1,5 @@
 """Re-importing a file: lines stored before byte for byte are skipped unparsed
-(``formats.jsonio.KnownLines``), and the database ends as a full re-import leaves it."""
+(``formats.base.KnownLines``), and the database ends as a full re-import leaves it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from ragreview import formats
 from ragreview.core.record import Unchanged
-from ragreview.formats.jsonio import KnownLines, skipping
+from ragreview.formats.base import KnownLines, ReadContext
 from ragreview.services import import_pipeline
 from ragreview.store import open_database
 from ragreview.store import records as store_records
@@ -44,9 +44,8 @@ def test_the_lines_stored_before_are_read_as_unchanged(tmp_path) -> None:
     db = open_database(db_path)
     known = store_records.known_lines(db, "rows", "ragbench", path.name)
     assert len(known) == 4
-    with skipping(KnownLines(known)):
-        _fmt, stream = formats.read(path)
-        entries = list(stream)
+    _fmt, stream = formats.read(path, ctx=ReadContext(known=KnownLines(known)))
+    entries = list(stream)
     assert all(isinstance(e, Unchanged) and not e.moved for e in entries)
     assert [e.id for e in entries] == [r["id"] for r in lines_of(RAGBENCH)]
     # another file (name) or format: records may differ, nothing is skipped

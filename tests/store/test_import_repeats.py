@@ -30,13 +30,17 @@ def test_a_repeat_across_imports_is_an_update_not_a_repeat(tmp_path) -> None:
 def test_the_import_command_reports_a_repeat_it_did_not_store(tmp_path) -> None:
     """What the importer kept out is an error naming both lines (for a reader that let
     a repeated id through)."""
+    from ragreview.formats import Source
     from ragreview.services import importing
+
+    class LetThrough(Source):  # a reader that lets a repeated id through
+        def records(self, ctx=None):
+            return iter([item(1, "a"), item(4, "a", "other")])
 
     path = tmp_path / "in.jsonl"
     path.write_text("{}\n")
     db = open_database(tmp_path / "t.ragreview.db")
-    stream = [item(1, "a"), item(4, "a", "other")]
-    summary, errors = importing.store(db, path, "ds", "ragreview", stream)
+    summary, errors = importing.store(db, LetThrough(path, "ragreview", None), "ds")
     assert summary.inserted == 1
     assert [str(e) for e in errors] == [
         f"{path}:4: id: 'a' repeats (first on line 1): not imported"

@@ -45,8 +45,7 @@ def import_into(db, path: Path, dataset: str):
     from ragreview import formats
     from ragreview.services import importing
 
-    fmt, stream = formats.read(path)
-    return importing.store(db, path, dataset, fmt, stream, parallel=False)
+    return importing.store(db, formats.open_source(path), dataset, parallel=False)
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:
