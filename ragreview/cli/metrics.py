@@ -129,10 +129,9 @@ def _assumed(db: Any, dataset: str, judge: dict[str, Any]) -> dict[str, Any]:
     name = "deepeval.penalize_ambiguous_claims"
     if "deepeval.faithfulness" not in judge:
         return {}
-    row = db.conn.execute(
-        "SELECT 1 FROM settings WHERE dataset = ? AND name = ?", (dataset, name)
-    ).fetchone()
-    return {} if row else {name: store_settings.get_all(db, dataset)[name]}
+    if store_settings.is_set(db, dataset, name):
+        return {}
+    return {name: store_settings.get_all(db, dataset)[name]}
 
 
 def _fmt(value: Any) -> str:
