@@ -114,7 +114,7 @@ class Dataset:
             else [metric_rows.dataset_summary(self.db, self.name)]
         )
         if not by:  # the corrected estimates, as `metrics --json` (docs/estimate.md)
-            from .store import estimates
+            from .services import estimates
 
             summaries[0]["estimate"] = estimates.dataset_estimates(self.db, self.name)
         if not frame:

@@ -12,8 +12,9 @@ from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
 from ..core.gc_pause import gc_paused
 from ..core.safe_text import json_for_terminal, printable, printable_all
-from ..store import estimates, review_queries, reviewer_layers
+from ..services import estimates
 from ..store import merge as store_merge
+from ..store import review_queries, reviewer_layers
 from ..store import settings as store_settings
 from . import cli
 from .common import remember_db, user_errors

@@ -12,7 +12,8 @@ import click
 import orjson
 
 from ..core.safe_text import json_bytes_for_terminal, json_for_terminal, printable
-from ..store import estimates, metric_rows, metric_table
+from ..services import estimates
+from ..store import metric_rows, metric_table
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option

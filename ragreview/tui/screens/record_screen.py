@@ -17,7 +17,8 @@ from textual.message import Message
 
 from ...core import where
 from ...core.errors import RagreviewError, RecordError
-from ...store import browse, estimates, metric_rows, metric_table, review_draws
+from ...services import estimates
+from ...store import browse, metric_rows, metric_table, review_draws
 from .. import actions, review_queue
 from .. import rubric as rubric_panel
 from ..model import Review
