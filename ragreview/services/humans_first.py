@@ -21,7 +21,8 @@ import sqlite_utils
 from ..core import label_items
 from ..core.agreement import cohen_kappa, percentile
 from ..core.labels import CATALOGUE
-from ..store import merge as store_merge
+from ..store.merge_reads import reviewers
+from .merging import reviewer_views
 
 LEVEL = 0.95
 
@@ -99,12 +100,12 @@ def build(
 ) -> dict[str, Any] | None:
     """The ``humans_first`` block, or None when the dataset has fewer than two human
     layers."""
-    sources = store_merge.reviewers(db)
+    sources = reviewers(db)
     if len(sources) < 2:
         return None
     import numpy as np
 
-    views = store_merge.reviewer_views(db, dataset)
+    views = reviewer_views(db, dataset)
     two = len(sources) == 2
     statistic = _kappa if two else _alpha
     units = _units(views)
