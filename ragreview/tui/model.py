@@ -22,6 +22,7 @@ from ..store import browse, history, item_edits, judge_store, metric_rows, run_l
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
+from .numbers import NumberReader, Numbers
 from .rubric import RubricView
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
@@ -190,7 +191,7 @@ class Review:
         self.reasons: fam.Reasons = {}
         self.editable: tuple[str, ...] = ()  # item kinds the reviewer may add, delete, …
         self._effective: dict[str, dict[str, Value]] = {}
-        self._total: int | None = None
+        self._numbers = NumberReader(db, dataset, self.settings)
         self.rubric = RubricView(db, dataset)  # human metrics a record declares itself
         self.last_step: history.Event | None = None  # the latest undo / redo
 
@@ -481,11 +482,11 @@ class Review:
     def metric_counts(self) -> frozenset[str]:
         return frozenset(c for f in self.families for c in f.counts)
 
-    def progress(self) -> tuple[int, int]:
-        """(reviewed, total); the total only changes on import, so it is counted once."""
-        if self._total is None:
-            self._total = browse.total_count(self.db, self.dataset)
-        return browse.reviewed_count(self.db, self.dataset), self._total
+    def numbers(self, *, metrics: bool = True) -> Numbers:
+        """What the screen shows after a change, each read once (``metrics``: the
+        open record's and the dataset's metric values too)."""
+        rowid = self.stored.rowid if self.stored is not None else None
+        return self._numbers.read(rowid, metrics=metrics)
 
     def variant(self) -> str:
         """The settings the open record's families read (``trace=ragbench``)."""

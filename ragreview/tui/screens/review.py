@@ -19,10 +19,10 @@ from ...core.labels import CATALOGUE, declared
 from .. import actions
 from ..model import KIND_NAMES, Refused
 from .prompt import PromptScreen
-from .record_screen import RecordScreen
+from .record_lists import RecordLists
 
 
-class ReviewScreen(RecordScreen):
+class ReviewScreen(RecordLists):
     BINDINGS = actions.bindings()
 
     def action_label(self, action_id: str) -> None:
