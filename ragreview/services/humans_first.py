@@ -12,7 +12,7 @@ Items follow ``core.label_items`` as ``reviewer_agreement`` does, on raw label v
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -54,7 +54,7 @@ def _units(views: Sequence[tuple[Any, dict, list]]) -> dict[str, list[tuple[int,
 
 
 def _alpha(coincidence: dict[tuple[Hashable, Hashable], float]) -> float | None:
-    totals: Counter[Hashable] = Counter()
+    totals: defaultdict[Hashable, float] = defaultdict(float)  # (weights, not counts)
     for (a, _), w in coincidence.items():
         totals[a] += w
     n = sum(totals.values())
@@ -69,8 +69,8 @@ def _kappa(pairs: dict[tuple[Hashable, Hashable], float]) -> float | None:
     n = sum(pairs.values())
     if n == 0:
         return None
-    left: Counter[Hashable] = Counter()
-    right: Counter[Hashable] = Counter()
+    left: defaultdict[Hashable, float] = defaultdict(float)  # (weights, not counts)
+    right: defaultdict[Hashable, float] = defaultdict(float)
     for (a, b), w in pairs.items():
         left[a] += w
         right[b] += w

@@ -23,6 +23,17 @@ def _terms(flt: browse.ListFilter) -> str:
     return " ".join([*(c.describe() for c in flt.where), *([flt.text] if flt.text else [])])
 
 
+def _toggled(flt: browse.ListFilter, kind: str, on: bool) -> browse.ListFilter:
+    """The filter with one of its on/off restrictions set (one field each: checked)."""
+    if kind == "disagreement":
+        return replace(flt, disagreement=on)
+    if kind == "conflicts":
+        return replace(flt, conflicts=on)
+    if kind == "sample":
+        return replace(flt, sample=on)
+    return replace(flt, runs_disagree=on)
+
+
 class RecordLists(RecordScreen):
     class SearchDone(Message):
         """A background search finished: its filter and the rowids found."""
@@ -67,7 +78,7 @@ class RecordLists(RecordScreen):
                     "no sample drawn for this dataset (ragreview sample)", severity="warning"
                 )
                 return
-            self._apply_filter(replace(flt, **{kind: on}))
+            self._apply_filter(_toggled(flt, kind, on))
         else:
             self._apply_filter(replace(flt, status=kind))
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from typing import ClassVar
+
+from textual.binding import BindingType
 
 from ...core import rubric
 from ...core.errors import RagreviewError, RecordError
@@ -23,7 +26,7 @@ from .record_lists import RecordLists
 
 
 class ReviewScreen(RecordLists):
-    BINDINGS = actions.bindings()
+    BINDINGS: ClassVar[list[BindingType]] = [*actions.bindings()]
 
     def action_label(self, action_id: str) -> None:
         """A label key: set what the record's family declares for the item under the
