@@ -20,7 +20,8 @@ from ...core.errors import RagreviewError, RecordError
 from ...core.families import RUBRIC_LABEL
 from ...core.labels import CATALOGUE, declared
 from .. import actions
-from ..model import KIND_NAMES, Refused
+from ..items import KIND_NAMES
+from ..model import Refused
 from .prompt import PromptScreen
 from .record_lists import RecordLists
 

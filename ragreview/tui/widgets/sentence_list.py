@@ -20,7 +20,8 @@ from textual.widgets import Static
 
 from ...core.labels import ENTAILMENT
 from ...core.record import Turn
-from ..model import Item, Mark, Review
+from ..items import Item
+from ..model import Mark, Review
 from ..text import append, literal
 
 BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
