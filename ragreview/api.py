@@ -86,18 +86,9 @@ class Dataset:
         return _frame(rows) if frame else rows
 
     def _reviewer_layers(self) -> Iterator[tuple[str, dict[int, dict[str, dict[str, Any]]]]]:
-        from .store.records import loads
+        from .store.label_reads import reviewer_label_layers
 
-        by_reviewer: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}
-        for who, rowid, name, target, value in self.db.conn.execute(
-            "SELECT s.reviewer, l.record, l.name, l.target, l.value FROM reviewer_labels l "
-            "JOIN merge_sources s ON s.id = l.source JOIN records r ON r.rowid = l.record "
-            "WHERE r.dataset = ? ORDER BY s.id",
-            (self.name,),
-        ):
-            layer = by_reviewer.setdefault(who, {}).setdefault(rowid, {})
-            layer.setdefault(name, {})[target] = loads(value)
-        return iter(by_reviewer.items())
+        return iter(reviewer_label_layers(self.db, self.name).items())
 
     def metrics(self, per_record: bool = False, by: str | None = None, frame: bool = False) -> Any:
         """Metrics from the judge's labels and from the reviewed ones, as
@@ -123,7 +114,7 @@ class Dataset:
             else [metric_rows.dataset_summary(self.db, self.name)]
         )
         if not by:  # the corrected estimates, as `metrics --json` (docs/estimate.md)
-            from .store import estimates
+            from .services import estimates
 
             summaries[0]["estimate"] = estimates.dataset_estimates(self.db, self.name)
         if not frame:

@@ -12,8 +12,8 @@ from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
 from ..core.gc_pause import gc_paused
 from ..core.safe_text import json_for_terminal, printable, printable_all
-from ..store import estimates, review_queries, reviewer_layers
-from ..store import merge as store_merge
+from ..services import estimates, merging
+from ..store import review_queries, reviewer_layers
 from ..store import settings as store_settings
 from . import cli
 from .common import remember_db, user_errors
@@ -48,10 +48,10 @@ def build_report(
             report["warnings"].append(
                 f"only {block['reviewed']} of the {block['n']} sampled records are reviewed"
             )
-    human = store_merge.human_agreement(db, dataset)
+    human = merging.human_agreement(db, dataset)
     if human is not None:
-        human["conflicts"] = len(store_merge.conflicts(db, dataset))
-        human["open_conflicts"] = len(store_merge.conflicts(db, dataset, open_only=True))
+        human["conflicts"] = len(merging.conflicts(db, dataset))
+        human["open_conflicts"] = len(merging.conflicts(db, dataset, open_only=True))
         report["reviewers"] = human
     from ..services import humans_first, rule_agreement, run_compare
     from ..store import run_layers
@@ -181,8 +181,6 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
     Where the reviewers of a record agree, their labels carry over; where they
     disagree the item is a conflict to adjudicate (``ragreview open C.db``).
     """
-    from ..services import merging
-
     with user_errors():
         remember_db(into)
         merged = merging.merge(paths, into)  # the merge use case, with its refusals
@@ -251,7 +249,7 @@ def conflicts_cmd(
     """
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
-        found = store_merge.conflicts(opened.db, opened.dataset, open_only=open_only)
+        found = merging.conflicts(opened.db, opened.dataset, open_only=open_only)
     for c in found:
         if as_json:
             click.echo(

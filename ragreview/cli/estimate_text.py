@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.safe_text import printable
-from ..store.estimates import draw_line, stop_line
+from ..services.estimates import draw_line, stop_line
 
 
 def _fmt(value: Any) -> str:

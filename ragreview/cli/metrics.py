@@ -12,7 +12,8 @@ import click
 import orjson
 
 from ..core.safe_text import json_bytes_for_terminal, json_for_terminal, printable
-from ..store import estimates, metric_rows, metric_table
+from ..services import estimates
+from ..store import metric_rows, metric_table
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
@@ -129,10 +130,9 @@ def _assumed(db: Any, dataset: str, judge: dict[str, Any]) -> dict[str, Any]:
     name = "deepeval.penalize_ambiguous_claims"
     if "deepeval.faithfulness" not in judge:
         return {}
-    row = db.conn.execute(
-        "SELECT 1 FROM settings WHERE dataset = ? AND name = ?", (dataset, name)
-    ).fetchone()
-    return {} if row else {name: store_settings.get_all(db, dataset)[name]}
+    if store_settings.is_set(db, dataset, name):
+        return {}
+    return {name: store_settings.get_all(db, dataset)[name]}
 
 
 def _fmt(value: Any) -> str:

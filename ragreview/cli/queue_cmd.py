@@ -10,7 +10,8 @@ import click
 from ..core import where
 from ..core.errors import RagreviewError
 from ..core.safe_text import json_for_terminal, printable
-from ..store import browse, estimates, review_draws, review_queries
+from ..services import estimates
+from ..store import browse, review_draws, review_queries
 from ..store import records as store_records
 from . import cli
 from .common import user_errors

@@ -112,8 +112,8 @@ def _label_from(
                 unchanged += 1
             else:
                 applied += 1
-    for err in errors[:20]:
-        click.echo(printable(f"error: {err}", one_line=True), err=True)
+    for bad in errors[:20]:
+        click.echo(printable(f"error: {bad}", one_line=True), err=True)
     if len(errors) > 20:
         click.echo(f"… and {len(errors) - 20} more errors", err=True)
     click.echo(f"{applied} labels changed, {unchanged} unchanged, {len(errors)} bad lines")

@@ -13,7 +13,7 @@ from ..core import families as fam
 from ..core.keys import context_key, part_key
 from ..core.labels import value_of
 from ..core.record import Record
-from ..store import guidelines
+from ..store import guidelines, label_reads
 from ..store import records as store_records
 
 if TYPE_CHECKING:
@@ -50,18 +50,6 @@ def _rule(rule: str | None, texts: dict[str, str]) -> dict[str, Any] | None:
     return None if rule is None else {"id": rule, "text": texts.get(rule)}
 
 
-def _human_reasons(db: sqlite_utils.Database, rowid: int) -> dict[tuple[str, str], str]:
-    """The latest reason the reviewers gave per (label, target)."""
-    return {
-        (name, target): reason
-        for name, target, reason in db.conn.execute(
-            "SELECT name, target, reason FROM events WHERE record = ? AND reason IS NOT NULL "
-            "AND reason != '' ORDER BY id",
-            (rowid,),
-        )
-    }
-
-
 def items(
     db: sqlite_utils.Database, dataset: str, *, reviewed_only: bool = False
 ) -> Iterator[dict[str, Any]]:
@@ -71,15 +59,9 @@ def items(
     for stored in store_records.overridden(db, dataset, status=status):
         rules = guidelines.label_rules(db, stored.rowid)
         record, judge = stored.record, stored.judge
-        human_by = {
-            (name, target): (reviewer, at)
-            for name, target, reviewer, at in db.conn.execute(
-                "SELECT name, target, reviewer, at FROM human_labels WHERE record = ?",
-                (stored.rowid,),
-            )
-        }
+        human_by = label_reads.label_authors(db, stored.rowid)
         judge_reasons = fam.reasons(record, fam.families_of(record, (judge,)), stored.source)
-        human_reasons = _human_reasons(db, stored.rowid)
+        human_reasons = label_reads.latest_reasons(db, stored.rowid)
         texts = _texts(record)
         for name in sorted(stored.human):
             for target, value in sorted(stored.human[name].items()):

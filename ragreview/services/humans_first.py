@@ -12,7 +12,7 @@ Items follow ``core.label_items`` as ``reviewer_agreement`` does, on raw label v
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -21,7 +21,8 @@ import sqlite_utils
 from ..core import label_items
 from ..core.agreement import cohen_kappa, percentile
 from ..core.labels import CATALOGUE
-from ..store import merge as store_merge
+from ..store.merge_reads import reviewers
+from .merging import reviewer_views
 
 LEVEL = 0.95
 
@@ -53,7 +54,7 @@ def _units(views: Sequence[tuple[Any, dict, list]]) -> dict[str, list[tuple[int,
 
 
 def _alpha(coincidence: dict[tuple[Hashable, Hashable], float]) -> float | None:
-    totals: Counter[Hashable] = Counter()
+    totals: defaultdict[Hashable, float] = defaultdict(float)  # (weights, not counts)
     for (a, _), w in coincidence.items():
         totals[a] += w
     n = sum(totals.values())
@@ -68,8 +69,8 @@ def _kappa(pairs: dict[tuple[Hashable, Hashable], float]) -> float | None:
     n = sum(pairs.values())
     if n == 0:
         return None
-    left: Counter[Hashable] = Counter()
-    right: Counter[Hashable] = Counter()
+    left: defaultdict[Hashable, float] = defaultdict(float)  # (weights, not counts)
+    right: defaultdict[Hashable, float] = defaultdict(float)
     for (a, b), w in pairs.items():
         left[a] += w
         right[b] += w
@@ -99,12 +100,12 @@ def build(
 ) -> dict[str, Any] | None:
     """The ``humans_first`` block, or None when the dataset has fewer than two human
     layers."""
-    sources = store_merge.reviewers(db)
+    sources = reviewers(db)
     if len(sources) < 2:
         return None
     import numpy as np
 
-    views = store_merge.reviewer_views(db, dataset)
+    views = reviewer_views(db, dataset)
     two = len(sources) == 2
     statistic = _kappa if two else _alpha
     units = _units(views)

@@ -212,7 +212,7 @@ def bias_plot(metrics: dict[str, Any], points: dict[str, list[tuple[float, float
 
 def estimate_section(block: dict[str, Any]) -> str:
     """The corrected estimate of each mean from the review draw (docs/estimate.md)."""
-    from ..store.estimates import draw_line, stop_line
+    from .estimates import draw_line, stop_line
 
     out = ["<h2>Corrected estimate (judge on every record + reviewed draw)</h2>"]
     out.append(f'<p class="meta">{escape(draw_line(block))}</p>')

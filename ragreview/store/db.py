@@ -347,3 +347,20 @@ def checkpoint(path: str | Path) -> None:
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
     finally:
         conn.close()
+
+
+def data_version(db: sqlite_utils.Database) -> int:
+    """A number that moves when another connection commits, and only then: a cheap
+    way to watch for other writers without re-reading anything."""
+    return db.conn.execute("PRAGMA data_version").fetchone()[0]
+
+
+def checkpoint_in_background(db: sqlite_utils.Database) -> None:
+    """Turn automatic checkpoints off on this connection: ``checkpoint`` then runs on a
+    connection of its own, off the UI thread (a checkpoint can take 100 ms)."""
+    db.conn.execute("PRAGMA wal_autocheckpoint=0")
+
+
+def checkpoint_now(db: sqlite_utils.Database) -> None:
+    """A PASSIVE checkpoint on this connection (closing: leave the file compact)."""
+    db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")

@@ -36,6 +36,17 @@ class Lease:
     expires_at: float
 
 
+def available(db: sqlite_utils.Database) -> bool:
+    """The database has the leases table (one opened without migrating, read-only,
+    may predate it)."""
+    return (
+        db.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'leases'"
+        ).fetchone()
+        is not None
+    )
+
+
 def _now(now: float | None) -> float:
     return time.time() if now is None else now
 

@@ -60,6 +60,15 @@ def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
     return values
 
 
+def is_set(db: sqlite_utils.Database, dataset: str, name: str) -> bool:
+    """Someone set ``name`` on the dataset (by hand or from the file), rather than it
+    holding its default."""
+    row = db.conn.execute(
+        "SELECT 1 FROM settings WHERE dataset = ? AND name = ?", (dataset, name)
+    ).fetchone()
+    return row is not None
+
+
 def others(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
     """The settings of ``OTHERS``, with their defaults."""
     values = {name: default for name, (default, _) in OTHERS.items()}

@@ -13,7 +13,7 @@ from textual.worker import Worker, WorkerState
 
 from ..core.safe_text import printable
 from ..store import browse
-from ..store.db import checkpoint
+from ..store.db import checkpoint, checkpoint_in_background, checkpoint_now
 from .actions import ACTIONS
 from .model import Review
 from .screens.review import ReviewScreen
@@ -44,7 +44,7 @@ class RagreviewApp(App[None]):
         # do them off the UI thread so a keypress never waits behind one.
         self._db_path = browse.database_path(self.review.db)
         if self._db_path:
-            self.review.db.conn.execute("PRAGMA wal_autocheckpoint=0")
+            checkpoint_in_background(self.review.db)
             self.set_interval(CHECKPOINT_EVERY_S, self._checkpoint)
         self.call_after_refresh(self._freeze_startup_objects)
 
@@ -61,7 +61,7 @@ class RagreviewApp(App[None]):
 
     def on_unmount(self) -> None:
         if self._db_path:  # leave the file compact for other tools
-            self.review.db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            checkpoint_now(self.review.db)
 
     def get_default_screen(self) -> Screen:
         return ReviewScreen(self.review)

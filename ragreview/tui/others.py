@@ -9,6 +9,7 @@ every review UI, the terminal one too, passes leased records by and marks them.
 from __future__ import annotations
 
 from ..store import browse, leases
+from ..store import db as db_state
 from .model import Review
 
 WATCH_EVERY_S = 0.5  # how often the screen asks whether someone else committed
@@ -18,16 +19,12 @@ class OtherReviewers:
     def __init__(self, review: Review, *, lease: bool = False) -> None:
         self.review = review
         # a database opened without migrating (read-only) may predate leases
-        self.known = bool(
-            review.db.conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'leases'"
-            ).fetchone()
-        )
+        self.known = leases.available(review.db)
         self.lease = lease and self.known  # take leases on the records this session opens
         self._version = self._data_version()
 
     def _data_version(self) -> int:
-        return self.review.db.conn.execute("PRAGMA data_version").fetchone()[0]
+        return db_state.data_version(self.review.db)
 
     def committed(self) -> bool:
         """Another connection committed since the last call."""

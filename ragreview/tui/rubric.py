@@ -10,6 +10,7 @@ dataset's record-level overrides (a few rows) to move the reviewed means.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +84,7 @@ class _Dataset:
         self.judge = core_rubric.means(self.aggregates.values())
         self.sums: dict[str, tuple[float, int]] = {}
         for name in self.judge:
-            defined = [a[name] for a in self.aggregates.values() if a.get(name) is not None]
+            defined = [v for a in self.aggregates.values() if (v := a.get(name)) is not None]
             self.sums[name] = (math.fsum(defined), len(defined))
         self.stored = core_rubric.means(stored_rows)
 
@@ -182,7 +183,7 @@ class RubricView:
         known = self.data.letters
         return [(known.get(who, "?"), who) for who in seen]
 
-    def lines(self, human: dict[str, dict[str, Any]], hidden: bool) -> list[RubricLine]:
+    def lines(self, human: Mapping[str, Mapping[str, Any]], hidden: bool) -> list[RubricLine]:
         """One line per declared metric; the annotators' values stay hidden while blind."""
         if not self.names:
             return []
@@ -220,7 +221,7 @@ class RubricView:
         ]
 
     def panel(
-        self, human: dict[str, dict[str, Any]]
+        self, human: Mapping[str, Mapping[str, Any]]
     ) -> tuple[dict[str, dict[str, float | None]], dict[str, Any], frozenset[str]]:
         """The metrics panel's record and dataset values (annotators' aggregate →
         reviewed, under ``rubric.<metric>``) and the names shown as one value (the

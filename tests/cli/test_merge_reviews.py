@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from ragreview.services import merging
 from ragreview.store import history, open_database
-from ragreview.store import merge as store_merge
 from ragreview.store import records as store_records
 
 from .agreement_helpers import quick, run, trace_record, write_jsonl
@@ -61,20 +61,20 @@ def test_two_reviewers_merge_with_conflicts_and_kappa(reviews, tmp_path):
     assert t1.status == "unreviewed"  # waits for adjudication
     assert t3.human == {"supported": {"a": False}} and t3.status == "reviewed"
     assert t3.reviewed_by == "ann"
-    conflicts = store_merge.conflicts(db, "res")
+    conflicts = merging.conflicts(db, "res")
     assert [(c.record, c.name, c.target) for c in conflicts] == [
         ("t1", "relevant", "0b"),
         ("t2", "supported", "b"),
     ]
     assert conflicts[0].values == {"ann": True, "bob": False}
     assert conflicts[0].current is True and not conflicts[0].adjudicated
-    assert store_merge.conflict_rowids(db, "res") == [t1.rowid, store_records.find(db, "t2").rowid]
+    assert merging.conflict_rowids(db, "res") == [t1.rowid, store_records.find(db, "t2").rowid]
 
     # an adjudicator's choice is an ordinary label event
     history.set_label(db, t1.rowid, "relevant", "0b", False, "dana", reason="adjudicated")
-    assert [c.record for c in store_merge.conflicts(db, "res", open_only=True)] == ["t2"]
-    assert store_merge.conflicts(db, "res")[0].adjudicated
-    assert store_merge.conflicts(db, "res")[0].current is False
+    assert [c.record for c in merging.conflicts(db, "res", open_only=True)] == ["t2"]
+    assert merging.conflicts(db, "res")[0].adjudicated
+    assert merging.conflicts(db, "res")[0].current is False
 
     report = json.loads(run("agreement", str(into), "--json").stdout)
     assert report["reviewers"]["conflicts"] == 2 and report["reviewers"]["open_conflicts"] == 1
@@ -88,8 +88,8 @@ def test_three_reviewers_alpha_equals_krippendorff_package(reviews, tmp_path):
     _, dbs = reviews
     into = tmp_path / "three.db"
     db = open_database(into)
-    store_merge.merge(db, [str(dbs[w]) for w in ("ann", "bob", "cy")])
-    human = store_merge.human_agreement(db, "res")
+    merging.merge_into(db, [str(dbs[w]) for w in ("ann", "bob", "cy")])
+    human = merging.human_agreement(db, "res")
     assert human["reviewers"] == ["ann", "bob", "cy"]
     assert human["records"] == 2  # t3 was reviewed by ann alone
     nan = np.nan

@@ -26,7 +26,7 @@ from ...core.record import Record
 from ...store import guidelines, judge_store, run_layers
 from ...store import records as store_records
 from .client import JudgeConfig, Stats, api_key
-from .runner import Job, Progress, _execute, template
+from .runner import Job, Progress, run_jobs, template
 from .tasks import TASKS, render
 from .tasks import fields as prompt_fields
 
@@ -194,7 +194,7 @@ def run(
     )
     stats = Stats(total=len(chosen.jobs))
     try:
-        _execute(db, config, iter(chosen.jobs), run_id, stats, on_progress)
+        run_jobs(db, config, iter(chosen.jobs), run_id, stats, on_progress)
     finally:
         if before is not None:
             run_layers.use(db, dataset, before)

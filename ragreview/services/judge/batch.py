@@ -279,8 +279,8 @@ def _collect_file(
     pending = judge_store.pending_batches(db, dataset)
     owner: dict[str, tuple[dict[str, Any], tuple[int, str, str]]] = {}
     for batch in pending:
-        for cid, item in judge_store.batch_items(db, batch["id"]).items():
-            owner[cid] = (batch, item)
+        for custom_id, item in judge_store.batch_items(db, batch["id"]).items():
+            owner[custom_id] = (batch, item)
     reports = {b["id"]: BatchReport(b["id"], "collected") for b in pending}
     seen: set[str] = set()
     problems: list[str] = []

@@ -282,11 +282,11 @@ def run(
     api_key(config)  # fail before a run row is written when there is no key
     stats = Stats(total=count_records(db, dataset))
     run_id = start(db, dataset, config)
-    _execute(db, config, plan(db, dataset, config, stats), run_id, stats, on_progress, on_wait)
+    run_jobs(db, config, plan(db, dataset, config, stats), run_id, stats, on_progress, on_wait)
     return run_id, stats
 
 
-def _execute(
+def run_jobs(
     db: sqlite_utils.Database,
     config: JudgeConfig,
     jobs: Iterator[Job],
@@ -355,5 +355,5 @@ def rejudge_record(
     job = Job(rowid, stored.record, chosen, prompt, judge_store.cache_key(model, prompt))
     stats = Stats(total=1)
     run_id = start(db, stored.dataset, replace(config, task=chosen.name))
-    _execute(db, config, iter([job]), run_id, stats, None)
+    run_jobs(db, config, iter([job]), run_id, stats, None)
     return run_id, stats

@@ -1,26 +1,24 @@
 """The review screen's frame: record list | record view (verdicts, items) + metrics,
-header, status line and keys; moving between records and items, filters, undo, notes,
-blind mode. ``ReviewScreen`` adds the label keys on top.
+header, status line and keys; moving between records and items, undo, notes, blind
+mode. ``RecordLists`` adds the list's filters, search and queue, ``ReviewScreen`` the
+label keys on top. Everything it shows it reads through its model (``Review``).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from array import array
-from dataclasses import replace
 
-from textual import events, work
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 
-from ...core import where
 from ...core.errors import RagreviewError, RecordError
-from ...store import browse, estimates, metric_rows, metric_table, review_draws
+from ...store import browse
 from .. import actions, review_queue
 from .. import rubric as rubric_panel
 from ..model import Review
+from ..numbers import Numbers
 from ..others import WATCH_EVERY_S, OtherReviewers
 from ..widgets.header import ReviewHeader
 from ..widgets.key_bar import KeyBar, StatusLine
@@ -45,11 +43,6 @@ def _describe_step(word: str, event) -> str:
     return f"{done}: {event.name} {event.target} on {event.record} (now {now}{rule})"
 
 
-def _terms(flt: browse.ListFilter) -> str:
-    """The filter as typed after ``/``: its ``field=value`` terms, then its words."""
-    return " ".join([*(c.describe() for c in flt.where), *([flt.text] if flt.text else [])])
-
-
 _NEXT_MODE = {"compact": "full", "full": "hidden", "hidden": "compact"}
 
 # Keys besides the record's label keys that the footer always names.
@@ -57,14 +50,6 @@ COMMON_FOOTER = ("review-next", "toggle-blind", "help")
 
 
 class RecordScreen(ReviewJobs):
-    class SearchDone(Message):
-        """A background search finished: its filter and the rowids found."""
-
-        def __init__(self, flt: browse.ListFilter, ids: array) -> None:
-            self.flt = flt
-            self.ids = ids
-            super().__init__()
-
     def __init__(self, review: Review, others: OtherReviewers | None = None) -> None:
         super().__init__(review)
         # the other reviewers of a served DB: their leases and commits
@@ -182,7 +167,7 @@ class RecordScreen(ReviewJobs):
             rubric.letters() if rubric.names and not hidden else None,
             active=self.verdict_cursor,
         )
-        block = estimates.dataset_estimates(self.review.db, self.review.dataset)
+        numbers = self.review.numbers(metrics=not rubric.names)
         if rubric.names:  # declared human metrics: the annotators' aggregate → yours
             record, dataset, single = rubric.panel(human)
             counts = frozenset(rubric_panel.PREFIX + n for n in rubric.names) | single
@@ -191,18 +176,17 @@ class RecordScreen(ReviewJobs):
                 headline=rubric_panel.PREFIX + (rubric.active or ""),
             )  # fmt: skip
         else:
+            assert numbers.record is not None and numbers.dataset is not None
             self.query_one(MetricsPanel).show(
-                metric_table.record_values(self.review.db, self.review.rowid),
-                metric_rows.dataset_summary(
-                    self.review.db, self.review.dataset, known_settings=self.review.settings
-                ),
+                numbers.record,
+                numbers.dataset,
                 hidden,
                 self.review.metric_prefixes(),
                 self.review.metric_counts(),
-                estimates=block["metrics"] if block["draw"] is not None else None,
+                estimates=numbers.drawn_estimates,
             )
         self.records.invalidate(self.review.rowid)
-        self.refresh_header(block)
+        self.refresh_header(numbers)
 
     def _watch_others(self) -> None:
         """Another reviewer committed: redraw what they may have changed (progress,
@@ -218,15 +202,15 @@ class RecordScreen(ReviewJobs):
         else:
             self.refresh_header()
 
-    def refresh_header(self, block: dict | None = None) -> None:
-        reviewed, total = self.review.progress()
+    def refresh_header(self, numbers: Numbers | None = None) -> None:
+        if numbers is None:
+            numbers = self.review.numbers(metrics=False)
+        reviewed, total = numbers.reviewed, numbers.total
         extra = self.records.filter.describe()
         if self.review.hidden:
             extra += " · BLIND"
         # the stopping rule (docs/estimate.md): reviews still needed for the target width
-        if block is None:
-            block = estimates.dataset_estimates(self.review.db, self.review.dataset)
-        if stop := review_queue.stopping(block):
+        if stop := review_queue.stopping(numbers.estimates):
             extra += " · " + stop
         family = self.review.family_names if self.review.stored is not None else ""
         self.query_one(ReviewHeader).show(
@@ -344,115 +328,6 @@ class RecordScreen(ReviewJobs):
         if first is not None:
             self.sentences.move_to(first)
 
-    # -- filters ------------------------------------------------------------------------
-
-    def _apply_filter(self, flt: browse.ListFilter, ids: array | None = None) -> None:
-        if (flt.text or flt.where) and ids is None:  # reads every record: off the UI thread
-            self.notify(f"searching: {_terms(flt)}…")
-            self._search(browse.database_path(self.review.db), flt)
-            return
-        self.records.load(flt, ids)
-        if self.review.stored is not None and self.records.index_of(self.review.rowid) is not None:
-            self.records.show(self.review.rowid)
-        elif self.records.ids:
-            self.open_record(self.records.ids[0])
-        else:
-            self.notify("no record matches this filter", severity="warning")
-            self.refresh_header()
-            return
-        if flt.text or flt.where:
-            self.notify(f"{len(self.records.ids)} records match {_terms(flt)}")
-        self.refresh_header()
-
-    def action_filter(self, kind: str) -> None:
-        flt = self.records.filter
-        if kind == "all":  # every filter off; the sort order stays
-            self._apply_filter(browse.ListFilter(sort=flt.sort))
-        elif kind in ("disagreement", "conflicts", "sample", "runs_disagree"):
-            on = not getattr(flt, kind)
-            if on and kind in ("disagreement", "runs_disagree") and self._blind_refuses(kind):
-                return
-            if (
-                on
-                and kind == "sample"
-                and browse.latest_sample(self.review.db, self.review.dataset) is None
-            ):
-                self.notify(
-                    "no sample drawn for this dataset (ragreview sample)", severity="warning"
-                )
-                return
-            self._apply_filter(replace(flt, **{kind: on}))
-        else:
-            self._apply_filter(replace(flt, status=kind))
-
-    def action_next_task(self) -> None:
-        tasks = [None, *browse.tasks(self.review.db, self.review.dataset)]
-        current = self.records.filter.task
-        following = tasks[(tasks.index(current) + 1) % len(tasks)] if current in tasks else None
-        self._apply_filter(replace(self.records.filter, task=following))
-
-    def action_sort_delta(self) -> None:
-        flt = self.records.filter
-        if flt.sort != "delta" and self._blind_refuses("sort by metric change"):
-            return
-        self._apply_filter(replace(flt, sort="position" if flt.sort == "delta" else "delta"))
-
-    def action_search(self) -> None:
-        """``/``: plain words search ids and text; ``field=value`` terms filter by source
-        fields and label values (``core.where``, as ``ragreview queue --where``)."""
-
-        def done(text: str | None) -> None:
-            if text is None:
-                return
-            try:
-                query = where.parse(text.strip())
-            except RagreviewError as err:
-                self.notify(str(err), severity="error")
-                return
-            flt = replace(self.records.filter, text=query.text, where=query.conditions)
-            self._apply_filter(flt)
-
-        self.app.push_screen(
-            PromptScreen(
-                "Search words, or filter field=value",
-                _terms(self.records.filter),
-                "model=gpt turn=3 answerability=UNANSWERABLE judge.supported=false "
-                "judge.fact=IR; empty: all",
-            ),
-            done,
-        )
-
-    def action_queue(self) -> None:
-        """Draw a review queue (docs/estimate.md) and show only it, in draw order."""
-        db, dataset = self.review.db, self.review.dataset
-
-        def done(text: str | None) -> None:
-            if text is None:
-                return
-            if text.strip():
-                try:
-                    strategy, n, seed = review_queue.parse(text)
-                    drawn = review_draws.draw(db, dataset, strategy, n, seed)
-                except RagreviewError as err:
-                    self.notify(str(err), severity="error")
-                    return
-                self.notify(f"draw {drawn.id}: {len(drawn.members)} records ({strategy})")
-            elif review_draws.latest(db, dataset) is None:
-                self.notify("no review queue drawn yet", severity="warning")
-                return
-            self._apply_filter(browse.ListFilter(queue=True))
-            # the estimate counts the draw reviewed in its order: start at its first open record
-            first = (
-                self._scan(lambda row: row.status != "reviewed", 0) if self.records.ids else None
-            )
-            if first is not None:
-                self.open_record(self.records.ids[first])
-
-        latest = review_draws.latest(db, dataset)
-        last = f"{latest.strategy} {latest.n} {latest.seed}" if latest else "random 50 0"
-        hint = f"STRATEGY N [SEED]; strategies: {', '.join(review_draws.STRATEGIES)}; empty: the latest"
-        self.app.push_screen(PromptScreen("Draw a review queue", last, hint), done)
-
     # -- history, notes, blind, export, help -------------------------------------------------
 
     def _step(self, redo: bool) -> None:
@@ -508,17 +383,6 @@ class RecordScreen(ReviewJobs):
         self.refresh_record(rows=True)
         self.sentences.fill_record_reasons(self.review)
 
-    @work(thread=True, exclusive=True, group="search")
-    def _search(self, db_path: str, flt: browse.ListFilter) -> None:
-        from ...store import open_database
-
-        db = open_database(db_path)  # a worker never shares the UI thread's connection
-        try:
-            ids = browse.rowids(db, self.review.dataset, flt)
-        finally:
-            db.conn.close()
-        self.post_message(self.SearchDone(flt, ids))
-
     def on_review_jobs_job_done(self, done: ReviewJobs.JobDone) -> None:
         self.notify(done.message, severity=done.severity)  # type: ignore[arg-type]
         if done.written is not None and self.app.is_web:
@@ -531,9 +395,6 @@ class RecordScreen(ReviewJobs):
         if self.review.stored is not None and self.review.rowid == rowid:
             # rebuilt, not only redrawn: a long-form judge may have added atomic facts
             self.open_record(rowid, self.sentences.cursor)
-
-    def on_record_screen_search_done(self, message: SearchDone) -> None:
-        self._apply_filter(message.flt, message.ids)
 
     def action_metrics_cycle(self) -> None:
         mode = self.query_one(MetricsBox).cycle()

@@ -11,22 +11,26 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from typing import ClassVar
+
+from textual.binding import BindingType
 
 from ...core import rubric
 from ...core.errors import RagreviewError, RecordError
 from ...core.families import RUBRIC_LABEL
 from ...core.labels import CATALOGUE, declared
 from .. import actions
-from ..model import KIND_NAMES, Refused
+from ..items import KIND_NAMES
+from ..model import Refused
 from . import guidelines as guidelines_screens
 from .prompt import PromptScreen
-from .record_screen import RecordScreen
+from .record_lists import RecordLists
 
 NO_GUIDELINES = "no guidelines for this dataset: attach them with `ragreview guidelines PATH FILE`"
 
 
-class ReviewScreen(RecordScreen):
-    BINDINGS = actions.bindings()
+class ReviewScreen(RecordLists):
+    BINDINGS: ClassVar[list[BindingType]] = [*actions.bindings()]
 
     def action_label(self, action_id: str) -> None:
         """A label key: set what the record's family declares for the item under the

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 
@@ -192,10 +193,11 @@ class MetricsPanel(Static):
         # the corrected estimates of the review draw, as rows of their own under the table
         self.values["estimate"] = {}
         extra: list[list[Text]] = []
-        for name in names if estimates is not None and not hidden_judge else ():
-            if name not in estimates:
+        shown_estimates = estimates if estimates is not None and not hidden_judge else {}
+        for name in names:
+            if name not in shown_estimates:
                 continue
-            est = estimates[name]
+            est = shown_estimates[name]
             self.values["estimate"][name] = (est["estimate"], est["halfwidth"])
             half = "" if est["halfwidth"] is None else f"±{est['halfwidth']:.3f}"
             label = name.split(".", 1)[1] if family and "." in name else name
@@ -211,7 +213,10 @@ class MetricsPanel(Static):
             width = max(c[column].cell_len for c in [head, *body, *extra])
             numbers += width + 1
             table.add_column(justify="right", no_wrap=True, min_width=width, width=width)
-        room = self.content_region.width or (self.parent.content_region.width if self.parent else 0)
+        parent = self.parent  # (a DOMNode to mypy: the box, a Widget, once mounted)
+        room = self.content_region.width or (
+            parent.content_region.width if isinstance(parent, Widget) else 0
+        )
         if room:
             for cells in [*body, *extra]:
                 folded = fold_name(cells[0].plain, room - numbers)

@@ -7,6 +7,8 @@ from markup strings, so ``[bold red]`` in a document shows exactly those charact
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -17,7 +19,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...core.labels import ENTAILMENT
-from ..model import Item, Mark, Review
+from ...core.record import Turn
+from ..items import Item
+from ..model import Mark, Review
 from ..text import append, literal
 
 BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
@@ -167,6 +171,14 @@ def _info(stored) -> Text:
     return text
 
 
+class TurnRow(Static):
+    """An earlier conversation turn, refilled when the turns fold or unfold."""
+
+    def __init__(self, turn: Turn) -> None:
+        super().__init__(classes="turn")
+        self.turn = turn
+
+
 class SentenceList(VerticalScroll, can_focus=False):
     """The open record's text and items, with a cursor over the items.
 
@@ -181,7 +193,7 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.cursor = 0
         self.show_reasons = True
         self.unfold_turns = False  # earlier conversation turns: one line each until `o`
-        self.turns: list[Static] = []
+        self.turns: list[TurnRow] = []
 
     def show(self, review: Review, cursor: int) -> None:
         """Replace the content with the open record, cursor on item ``cursor``."""
@@ -217,16 +229,15 @@ class SentenceList(VerticalScroll, can_focus=False):
         if judged_first:
             split = next((i for i, it in enumerate(review.items) if it.kind != "response"), split)
             widgets.extend(self._item_widgets(review, 0, split))
-        self.turns: list[Static] = []
+        self.turns = []
         self._turns_heading = Static(classes="heading")
         if turns:
             widgets.append(self._turns_heading)
         for turn in turns:
-            line = Static(classes="turn")
-            line.turn = turn  # type: ignore[attr-defined]
-            self._fill_turn(line)
-            self.turns.append(line)
-            widgets.append(line)
+            turn_row = TurnRow(turn)
+            self._fill_turn(turn_row)
+            self.turns.append(turn_row)
+            widgets.append(turn_row)
         for i, ref in enumerate(rec.references):
             head = "reference: " if len(rec.references) == 1 else f"reference {i + 1}: "
             widgets.append(Static(_labelled(head, ref), classes="reference"))
@@ -269,9 +280,9 @@ class SentenceList(VerticalScroll, can_focus=False):
             widgets.append(row)
         return widgets
 
-    def _fill_turn(self, line: Static) -> None:
+    def _fill_turn(self, line: TurnRow) -> None:
         """An earlier turn: one line cut with … while folded, all of it unfolded."""
-        turn = line.turn  # type: ignore[attr-defined]
+        turn = line.turn
         folded = not self.unfold_turns
         text = " ".join(turn.text.split()) if folded else turn.text
         line.set_class(folded, "-folded")  # one line, cut with … (app.tcss)
@@ -391,7 +402,7 @@ class SentenceList(VerticalScroll, can_focus=False):
 
 
 def _reason_block(
-    block: Static, reasons: list[tuple[str, str]], given: list[tuple[str, str, str]] = ()
+    block: Static, reasons: list[tuple[str, str]], given: Sequence[tuple[str, str, str]] = ()
 ) -> None:
     """The judge's reasons, then ``given``: (annotator letter, metric, reason)."""
     text = Text(overflow="fold")

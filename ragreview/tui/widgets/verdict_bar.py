@@ -113,10 +113,10 @@ class VerdictBar(Widget):
             if meaning is not None:
                 lines.append(meaning)
         text = Text()
-        for n, line in enumerate(lines):
+        for n, row in enumerate(lines):
             if n:
                 text.append("\n")
-            text.append_text(line)
+            text.append_text(row)
         return text
 
     def _rubric_parts(self, line: RubricLine) -> list[Text]:

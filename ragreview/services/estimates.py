@@ -14,22 +14,10 @@ from typing import TYPE_CHECKING, Any
 from ..core import estimate as core_estimate
 from ..core import sampling
 from ..core.families import FAMILIES
-from . import bulk, metric_rows, review_draws, settings
+from ..store import browse, estimate_reads, metric_rows, review_draws, settings
 
-if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+if TYPE_CHECKING:
     import sqlite_utils
-
-
-def _judge_sums(db: sqlite_utils.Database, dataset: str) -> dict[str, tuple[int, float]]:
-    """Per metric (and rate component): records where the judge's value is defined, and
-    the sum of those values (the running sums; no scan)."""
-    return {
-        name: (n, total)
-        for name, n, total in db.conn.execute(
-            "SELECT name, n, total FROM metric_totals WHERE dataset = ? AND layer = 'judge'",
-            (dataset,),
-        )
-    }
 
 
 def estimated_names(sums: dict[str, tuple[int, float]], variant: dict[str, Any]) -> dict[str, str]:
@@ -42,21 +30,6 @@ def estimated_names(sums: dict[str, tuple[int, float]], variant: dict[str, Any])
         if sums.get(component, (0, 0.0))[0] > 0:
             out[rate] = component
     return dict(sorted(out.items()))
-
-
-def _values(
-    db: sqlite_utils.Database, rowids: list[int]
-) -> dict[int, dict[str, dict[str, float | None]]]:
-    """Judge and effective values, components included, of a few records (the used ones)."""
-    out: dict[int, dict[str, dict[str, float | None]]] = {}
-    for rowid, layer, name, value in bulk.rows_in(
-        db.conn,
-        "SELECT record, layer, name, value FROM record_metrics WHERE record IN ({ids}) "
-        "AND layer IN ('judge', 'effective')",
-        rowids,
-    ):
-        out.setdefault(rowid, {}).setdefault(layer, {})[name] = value
-    return out
 
 
 COUNTS = frozenset(name for family in FAMILIES for name in family.counts)
@@ -74,13 +47,24 @@ def dataset_estimates(
     ``ci`` [lo, hi], ``n_used`` (null where undefined), ``halfwidth`` and, for the
     ``target`` half-width (default: the dataset setting), ``more_reviews``."""
     metric_rows.ensure(db, dataset)
+    variant = settings.get_all(db, dataset)
+    return estimate_block(db, dataset, variant, browse.reviewed_count(db, dataset), target)
+
+
+def estimate_block(
+    db: sqlite_utils.Database,
+    dataset: str,
+    variant: dict[str, Any],
+    reviewed: int,
+    target: float | None = None,
+) -> dict[str, Any]:
+    """``dataset_estimates`` from what the caller has read already: the dataset's
+    ``variant`` settings and its ``reviewed`` count (the review screen, on every key),
+    after ``metric_rows.ensure``."""
     if target is None:
         target = settings.others(db, dataset)["estimate.target_halfwidth"]
-    sums = _judge_sums(db, dataset)
-    names = estimated_names(sums, settings.get_all(db, dataset))
-    (reviewed,) = db.conn.execute(
-        "SELECT count(*) FROM records WHERE dataset = ? AND status = 'reviewed'", (dataset,)
-    ).fetchone()
+    sums = estimate_reads.judge_sums(db, dataset)
+    names = estimated_names(sums, variant)
     drawn = review_draws.latest(db, dataset)
     block: dict[str, Any] = {"target_halfwidth": target, "more_reviews": None, "warnings": []}
     if drawn is None:
@@ -88,7 +72,7 @@ def dataset_estimates(
         block["metrics"] = {name: _null() for name in names}
         return block
     members = list(drawn.members)
-    status = _statuses(db, [m.record for m in members])
+    status = estimate_reads.statuses(db, [m.record for m in members])
     # The reviewed records before the first one not yet reviewed, in draw order: the
     # draw at a lower key threshold, where each π is that of the lower threshold.
     first_open = next(
@@ -120,15 +104,13 @@ def dataset_estimates(
             f"{reviewed - in_draw} reviewed records are outside the draw and not used"
         )
     population = drawn.population
-    (now_records,) = db.conn.execute(
-        "SELECT count(*) FROM records WHERE dataset = ?", (dataset,)
-    ).fetchone()
+    now_records = estimate_reads.record_count(db, dataset)
     if now_records != population:
         block["warnings"].append(
             f"the dataset has {now_records} records, the draw was made from {population}: "
             "records added since cannot be covered; draw again"
         )
-    values = _values(db, [m.record for m in prefix])
+    values = estimate_reads.metric_values(db, [m.record for m in prefix])
     metrics: dict[str, Any] = {}
     for name, component in names.items():
         used = []
@@ -191,9 +173,3 @@ def stop_line(block: dict[str, Any]) -> str | None:
 
 def _finite(value: float | None) -> float | None:
     return value if value is None or math.isfinite(value) else None
-
-
-def _statuses(db: sqlite_utils.Database, rowids: list[int]) -> dict[int, str]:
-    return dict(
-        bulk.rows_in(db.conn, "SELECT rowid, status FROM records WHERE rowid IN ({ids})", rowids)
-    )
