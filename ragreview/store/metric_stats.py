@@ -5,12 +5,16 @@ metric families whose values depend on a setting need to give any variant's valu
 TRACe's sentence counts and lengths (``trace.stats``), RGB's verdicts and both
 variants' components (``rgb.stats``), the long-form S / NS / IR counts
 (``longform.stats``), and on the judge row the source's stored F1 scores at any K.
+Its columns are the stats the families declare (``Family.stats``): a family's new
+stats are added when a database is opened (``extend``), with no migration.
 They are written with the record's metric rows (``metric_rows.refresh`` and
 ``metric_bulk``), in the same transaction.
 
 ``apply`` rewrites the ``record_metrics`` rows and ``metric_totals`` sums a setting
 changes with SQL over this table, never reading a record. Its formulas repeat each
-family's ``values`` function, and a test compares the two on every variant.
+family's ``values`` function; tests/store/test_metric_stats.py holds the two equal on
+every declared variant (fixtures and seeded random records). A setting without
+formulas here (``SQL_SETTINGS``) is applied by recomputing the records.
 """
 
 from __future__ import annotations
