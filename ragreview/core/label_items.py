@@ -14,7 +14,8 @@ An *item* is one value a rater gives: a label name on one target of one record
 - ``support_keys`` (a list per response sentence) is compared as one boolean item per
   (response sentence, candidate) — is this document sentence or special token cited?
 
-Binary views (positive class) for the confusion matrix of non-boolean labels:
+Binary views (positive class) for the confusion matrix of non-boolean labels, each
+declared with the label (``LabelSpec.positive``, in its family's module):
 ``fact`` = ``"S"``; ``idk``/``underspecified`` = 1 (0.5 and 0 negative);
 ``answerability`` = ``"ANSWERABLE"``; ``rb_llm_rating`` = rating > 5; DeepEval's
 verdicts = ``"yes"``; RAGChecker's four labels = ``"Entailment"``;
@@ -30,20 +31,10 @@ from typing import Any
 
 from .families import task_family
 from .labels import CATALOGUE, SUPPORT_TOKENS, Layer
-from .metrics.ragchecker import LABELS as ENTAILMENT_LABELS
 from .record import Record
 
 Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
 
-POSITIVE = {"fact": "S", "idk": 1, "underspecified": 1, "answerability": "ANSWERABLE"}
-POSITIVE.update(
-    dict.fromkeys(
-        "deepeval_claim deepeval_statement deepeval_context_statement deepeval_node "
-        "deepeval_expected".split(),
-        "yes",
-    )
-)
-POSITIVE.update(dict.fromkeys(ENTAILMENT_LABELS, "Entailment"))  # RAGChecker's to_bool
 MULTICLASS_KINDS = ("choice", "rating")
 RATING_THRESHOLD = 5
 
@@ -55,7 +46,7 @@ def binary(name: str, value: Any) -> bool:
         return bool(value)
     if label.kind == "rating":
         return float(value) > RATING_THRESHOLD
-    return value == POSITIVE[name]
+    return value == label.positive
 
 
 def is_multiclass(name: str) -> bool:

@@ -41,6 +41,8 @@ class LabelSpec:
     choices: tuple = ()
     default: Value = None  # value an absent label stands for (None: undefined)
     bounds: tuple[float, float] | None = None  # a number label's range (human values)
+    # a choice label's positive class in its binary view (agreement's confusion matrix)
+    positive: Value = None
 
     def cycle(self, current: Value) -> Value:
         """The next value for one-key cycling (`f`, `i`, `a`) or toggling."""

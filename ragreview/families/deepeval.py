@@ -45,6 +45,7 @@ FAMILY = Family(
             "deepeval",
             f"DeepEval verdict on a {what}: " + ", ".join(choices),
             choices=choices,
+            positive="yes",
         )
         for name, target, what, choices in (
             ("deepeval_claim", "claim", "claim of the output (Faithfulness)", DEEPEVAL_VERDICTS),

@@ -44,6 +44,7 @@ FAMILY = Family(
             "longform",
             "atomic fact: S supported, NS not supported, IR irrelevant",
             choices=FACT_LABELS,
+            positive="S",
         ),
     ),
     keys=(KeyUse("cycle-fact", "f", "S/NS/IR", {"fact": "fact"}),),

@@ -27,6 +27,7 @@ FAMILY = Family(
             "mtrag",
             "'I don't know' verdict: 1 yes, 0 no, 0.5 partial",
             choices=VERDICTS,
+            positive=1,  # (0.5 and 0 negative)
         ),
         LabelSpec(
             "underspecified",
@@ -35,6 +36,7 @@ FAMILY = Family(
             "mtrag",
             "underspecified-question verdict: 1 yes, 0 no, 0.5 unsure",
             choices=VERDICTS,
+            positive=1,
         ),
         LabelSpec(
             "answerability",
@@ -43,6 +45,7 @@ FAMILY = Family(
             "mtrag",
             "gold answerability of the question",
             choices=ANSWERABILITY,
+            positive="ANSWERABLE",
         ),
         LabelSpec("rb_llm_rating", "record", "rating", "mtrag", "RAD-Bench judge rating, 1-10"),
     ),

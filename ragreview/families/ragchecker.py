@@ -19,7 +19,10 @@ FAMILY = Family(
     "ragchecker",
     "RAGChecker",
     catalogue=tuple(
-        LabelSpec(name, target, "choice", "ragchecker", meaning, choices=ENTAILMENT)
+        # (positive: RAGChecker's to_bool)
+        LabelSpec(
+            name, target, "choice", "ragchecker", meaning, choices=ENTAILMENT, positive="Entailment"
+        )
         for name, target, meaning in (
             ("answer2response", "statement", "response claim checked against the ground truth"),
             (
