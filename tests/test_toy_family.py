@@ -132,19 +132,35 @@ def test_a_toy_family_opens_labels_recomputes_and_exports(tmp_path: Path, toy: F
     assert first["labels"]["human"]["toy_ok"] == {"b": False}
 
 
-def test_the_toy_key_sets_its_label(toy: Family) -> None:
-    """The review screen reads the family's key: `s` sets toy_ok on a response sentence
-    of a toy record (and the footer shows its word)."""
-    from ragreview.tui.actions import BY_ID
+async def test_the_toy_key_labels_it_in_the_review_screen(tmp_path: Path, toy: Family) -> None:
+    """The review screen reads the family's declaration: `s` (its one key) sets toy_ok
+    on the response sentence under the cursor, the panel's number follows, the footer
+    shows its word, and a key of another family writes nothing."""
+    from ragreview.tui.widgets.key_bar import KeyBar, StatusLine
+    from ragreview.tui.widgets.metrics_panel import MetricsPanel
+    from tests.tui.conftest import events, human, make_app, opened, text_of
 
-    assert BY_ID["toggle-supported"].shown == "s"
-    assert families.families_of(_toy_record()) == (TOY,)
-
-
-def _toy_record() -> Record:
-    from ragreview.core.record import parse_record
-
-    return parse_record({"id": "t", "task": "toy", "question": "q", "response": [["a", "A."]]})
+    o = opened(toy_file(tmp_path))
+    app = make_app(o)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.screen.review.stored.id == "t1"
+        assert app.screen.review.families == (TOY,)
+        panel = app.screen.query_one(MetricsPanel)
+        assert panel.values["record"]["toy.pass_rate"] == (1.0, 1.0)
+        assert "s passes" in text_of(app.screen.query_one(KeyBar))  # the footer
+        rows = app.screen.sentences.rows
+        app.screen.sentences.move_to(next(i for i, r in enumerate(rows) if r.item.key == "b"))
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        assert human(o) == {("t1", "toy_ok", "b"): False}
+        assert panel.values["record"]["toy.pass_rate"] == (1.0, 0.5)
+        before = events(o)
+        await pilot.press("f")  # FActScore's key: not on a toy record
+        await pilot.pause()
+        assert events(o) == before
+        assert "not on this record" in text_of(app.screen.query_one(StatusLine))
 
 
 def test_an_older_database_opens_and_gains_the_columns(tmp_path: Path, toy: Family) -> None:
