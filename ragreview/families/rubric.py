@@ -4,12 +4,15 @@ and their value sets come with each record, so the family declares none."""
 
 from __future__ import annotations
 
-from ..core import rubric
 from ..core.families import RUBRIC_LABEL, Family, KeyUse
 from ..core.record import Record
 
 
 def _declares_rubric(rec: Record) -> bool:
+    # (imported here: core.rubric brings the annotator-agreement statistics, which
+    # `import ragreview` and most commands never need)
+    from ..core import rubric
+
     return bool(rubric.metric_names(rec))
 
 
