@@ -91,6 +91,9 @@ class Family:
     # a record that says nothing (no family's task, no family's labels) shows this
     # family's keys when this says so
     unclaimed: bool | Callable[[Record], bool] = True
+    # its metrics read the record's parsed source row of this format (docs/formats.md
+    # ``source``), which the importer keeps whole for them (``core.metrics.with_source``)
+    source_format: str | None = None
 
     def owns_task(self, task: str | None) -> bool:
         """The one rule that says a record's task is of this family."""

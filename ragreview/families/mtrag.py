@@ -61,5 +61,7 @@ FAMILY = Family(
     first=("response",),
     counts=("mtrag.length",),
     compute=mtrag.metrics,
+    # Length counts the original characters, which sentencizing may not keep
+    source_format="mtrag",
     evidence=_evidence,
 )

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..families import metric_families
+from ..families import metric_families, task_family
 from ..labels import Layer
 from ..record import Record
 from .aggregate import Totals, add_values, dataset_values, stored_pairs, undefined_counts
@@ -28,6 +28,7 @@ __all__ = [
     "is_public",
     "record_metrics",
     "record_values",
+    "source_format",
     "stored_pairs",
     "undefined_counts",
     "with_source",
@@ -38,16 +39,24 @@ def is_public(name: str) -> bool:
     return "._" not in name
 
 
+def source_format(record: Record) -> str | None:
+    """The format of the source row the record's family's metrics read, if they read it
+    (``Family.source_format``: MT-RAG's read the original prediction, targets and
+    passages)."""
+    family = task_family(record.task)
+    return None if family is None else family.source_format
+
+
 def with_source(record: Record, source: Any) -> Record:
-    """The record as its metrics must see it: MT-RAG's metrics read the original
-    prediction, targets and passages (``Length`` counts the original characters, which
-    sentencizing may not keep), so an MT-RAG record gets its parsed source object as
-    docs/formats.md's ``source`` when the importer kept it aside. Every caller that computes a
-    record's metrics (the stored rows, and any writer recomputing them) goes through
-    this, so they cannot differ."""
-    if record.task != "mtrag" or not isinstance(source, dict) or "source" in record.data:
+    """The record as its metrics must see it: a family whose metrics read the original
+    source row (``source_format``) gets its parsed source object as docs/formats.md's
+    ``source`` when the importer kept it aside. Every caller that computes a record's
+    metrics (the stored rows, and any writer recomputing them) goes through this, so
+    they cannot differ."""
+    fmt = source_format(record)
+    if fmt is None or not isinstance(source, dict) or "source" in record.data:
         return record
-    return replace(record, data={**record.data, "source": {"format": "mtrag", "record": source}})
+    return replace(record, data={**record.data, "source": {"format": fmt, "record": source}})
 
 
 def record_values(
