@@ -6,8 +6,9 @@ An *item* is one value a rater gives: a label name on one target of one record
 - A label name is compared on a record only when its family applies there: the
   record's task is of that family (``Family.owns_task``: ``trace``; ``rgb-*``;
   ``mtrag``; ``longform``; ``ragas``; ``deepeval``; ``ragchecker``) or one of the
-  compared layers carries a label of that family on the record. A trace record's ``rejected`` is not "false", it does not apply; but a trace
-  record where the judge marked no sentence relevant counts as "all irrelevant".
+  compared layers carries a label of that family on the record. A trace record's
+  ``rejected`` is not "false", it does not apply; but a trace record where the judge
+  marked no sentence relevant counts as "all irrelevant".
 - Then every target the record has for that label kind is an item. An absent value
   takes the catalogue default where one is defined (``relevant``/``utilized`` absent =
   false); with no default, an item missing from either layer is not compared.
