@@ -13,6 +13,9 @@ from ._lean_sqlite_utils import install as _install_lean_sqlite_utils  # noqa: E
 
 _install_lean_sqlite_utils()
 
+# The built-in record families register themselves (core.families reads the registry):
+# every entry point, and any module of the package imported on its own, sees them.
+from . import families as _families  # noqa: E402, F401
 from .core.errors import RagreviewError  # noqa: E402
 
 if TYPE_CHECKING:

@@ -25,6 +25,7 @@ from .agreement import (
     multiclass_stats_of_counts,
     percent_agreement,
 )
+from .families import task_family
 from .labels import CATALOGUE, Layer, effective
 from .record import Record
 
@@ -61,7 +62,8 @@ class LabelTally:
         targets: dict[str, tuple[str, ...]] = {}  # per target kind, read once per record
         # label_items.applies for every name at once: the record's family and those of
         # the labels either layer carries
-        families = {label_items.task_family(record.task)}
+        own = task_family(record.task)
+        families = {own.name if own else None}
         families.update(CATALOGUE[n].family for layer in (judge, human) for n in layer
                         if n in CATALOGUE)  # fmt: skip
         for name in CATALOGUE:

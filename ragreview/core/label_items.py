@@ -4,17 +4,19 @@ An *item* is one value a rater gives: a label name on one target of one record
 (``relevant`` on ``0a``). Rules, the same for judge vs human and human vs human:
 
 - A label name is compared on a record only when its family applies there: the
-  record's task is of that family (``trace``; ``rgb-*``; ``mtrag``; ``longform``;
-  ``ragas``; ``deepeval``) or one of the compared layers carries a label of that family on the
-  record. A trace record's ``rejected`` is not "false", it does not apply; but a trace
-  record where the judge marked no sentence relevant counts as "all irrelevant".
+  record's task is of that family (``Family.owns_task``: ``trace``; ``rgb-*``;
+  ``mtrag``; ``longform``; ``ragas``; ``deepeval``; ``ragchecker``) or one of the
+  compared layers carries a label of that family on the record. A trace record's
+  ``rejected`` is not "false", it does not apply; but a trace record where the judge
+  marked no sentence relevant counts as "all irrelevant".
 - Then every target the record has for that label kind is an item. An absent value
   takes the catalogue default where one is defined (``relevant``/``utilized`` absent =
   false); with no default, an item missing from either layer is not compared.
 - ``support_keys`` (a list per response sentence) is compared as one boolean item per
   (response sentence, candidate) — is this document sentence or special token cited?
 
-Binary views (positive class) for the confusion matrix of non-boolean labels:
+Binary views (positive class) for the confusion matrix of non-boolean labels, each
+declared with the label (``LabelSpec.positive``, in its family's module):
 ``fact`` = ``"S"``; ``idk``/``underspecified`` = 1 (0.5 and 0 negative);
 ``answerability`` = ``"ANSWERABLE"``; ``rb_llm_rating`` = rating > 5; DeepEval's
 verdicts = ``"yes"``; RAGChecker's four labels = ``"Entailment"``;
@@ -28,21 +30,12 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
+from .families import task_family
 from .labels import CATALOGUE, SUPPORT_TOKENS, Layer
-from .metrics.ragchecker import LABELS as ENTAILMENT_LABELS
 from .record import Record
 
 Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
 
-POSITIVE = {"fact": "S", "idk": 1, "underspecified": 1, "answerability": "ANSWERABLE"}
-POSITIVE.update(
-    dict.fromkeys(
-        "deepeval_claim deepeval_statement deepeval_context_statement deepeval_node "
-        "deepeval_expected".split(),
-        "yes",
-    )
-)
-POSITIVE.update(dict.fromkeys(ENTAILMENT_LABELS, "Entailment"))  # RAGChecker's to_bool
 MULTICLASS_KINDS = ("choice", "rating")
 RATING_THRESHOLD = 5
 
@@ -54,7 +47,7 @@ def binary(name: str, value: Any) -> bool:
         return bool(value)
     if label.kind == "rating":
         return float(value) > RATING_THRESHOLD
-    return value == POSITIVE[name]
+    return value == label.positive
 
 
 def is_multiclass(name: str) -> bool:
@@ -65,20 +58,11 @@ def hashable(value: Any) -> Hashable:
     return tuple(value) if isinstance(value, list) else value
 
 
-def task_family(task: str | None) -> str | None:
-    if task is None:
-        return None
-    if task.startswith("rgb"):
-        return "rgb"
-    return (
-        task if task in ("trace", "mtrag", "longform", "ragas", "deepeval", "ragchecker") else None
-    )
-
-
 def applies(record: Record, name: str, layers: Iterable[Layer]) -> bool:
     """Whether label ``name`` is compared on ``record`` (see the module docstring)."""
     family = CATALOGUE[name].family
-    if task_family(record.task) == family:
+    own = task_family(record.task)
+    if own is not None and own.name == family:
         return True
     return any(n in CATALOGUE and CATALOGUE[n].family == family for layer in layers for n in layer)
 

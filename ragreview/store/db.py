@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import RagreviewError
+from . import metric_stats
 from .migrations import MIGRATIONS
 
 if TYPE_CHECKING:  # sqlite_utils imports click: loaded when a DB is opened
@@ -85,7 +86,7 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
             conn = connect_read_only(path)
             db = sqlite_utils.Database(conn, execute_plugins=False)
             _check_ours(conn, path)
-            if not MIGRATIONS.pending(db) and not _unsummed(conn):
+            if not MIGRATIONS.pending(db) and not _unsummed(conn) and not _undeclared(conn):
                 return db
             conn.close()
             conn = None
@@ -97,6 +98,9 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
             # apply m001 ("table already exists"), or fail to upgrade a read to a write.
             with write(db.conn):
                 MIGRATIONS.apply(db)
+        if _undeclared(conn):
+            with write(db.conn):
+                metric_stats.extend(db.conn)
     except BaseException as err:
         if conn is not None:
             conn.close()
@@ -104,6 +108,12 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
             raise explain(err, path) from None
         raise
     return db
+
+
+def _undeclared(conn: sqlite3.Connection) -> bool:
+    """A family declares stats the file has no column for yet (``metric_stats.extend``
+    adds them: a registered family needs no migration of its own)."""
+    return bool(metric_stats.missing(conn))
 
 
 def _unsummed(conn: sqlite3.Connection) -> bool:
@@ -258,6 +268,7 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         db = sqlite_utils.Database(conn, execute_plugins=False)
         with write(conn):
             MIGRATIONS.apply(db)
+            metric_stats.extend(conn)
         yield db
         conn.execute("PRAGMA journal_mode=WAL")  # stored in the file: persists
         conn.close()
@@ -312,6 +323,7 @@ def memory_database() -> sqlite_utils.Database:
 
     db = sqlite_utils.Database(memory=True, execute_plugins=False)
     MIGRATIONS.apply(db)
+    metric_stats.extend(db.conn)
     return db
 
 

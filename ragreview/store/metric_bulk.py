@@ -88,7 +88,7 @@ def store(conn: sqlite3.Connection, rows: Rows) -> None:
         conn, dataset, {r[0] for r in metric_rows}
     )
     bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_rows)
-    bulk.insert(conn, "metric_stats", metric_stats.COLUMNS, stats_rows)
+    bulk.insert(conn, "metric_stats", metric_stats.columns(), stats_rows)
     if older:
         # the dataset's older records have no sums (an older build's DB): moving sums
         # would leave them partial; recompute the dataset whole instead

@@ -41,9 +41,9 @@ def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -
 
 
 def _with_source(record: Record, source: str | None) -> Record:
-    """``core.metrics.with_source`` from the stored source text (parsed only for
-    MT-RAG records, the only ones whose metrics read it)."""
-    if record.task != "mtrag" or not source or "source" in record.data:
+    """``core.metrics.with_source`` from the stored source text (parsed only for the
+    records whose family's metrics read it: MT-RAG's)."""
+    if not source or "source" in record.data or metrics.source_format(record) is None:
         return record
     try:
         return metrics.with_source(record, records.loads(source))

@@ -5,12 +5,16 @@ metric families whose values depend on a setting need to give any variant's valu
 TRACe's sentence counts and lengths (``trace.stats``), RGB's verdicts and both
 variants' components (``rgb.stats``), the long-form S / NS / IR counts
 (``longform.stats``), and on the judge row the source's stored F1 scores at any K.
+Its columns are the stats the families declare (``Family.stats``): a family's new
+stats are added when a database is opened (``extend``), with no migration.
 They are written with the record's metric rows (``metric_rows.refresh`` and
 ``metric_bulk``), in the same transaction.
 
 ``apply`` rewrites the ``record_metrics`` rows and ``metric_totals`` sums a setting
 changes with SQL over this table, never reading a record. Its formulas repeat each
-family's ``values`` function, and a test compares the two on every variant.
+family's ``values`` function; tests/store/test_metric_stats.py holds the two equal on
+every declared variant (fixtures and seeded random records). A setting without
+formulas here (``SQL_SETTINGS``) is applied by recomputing the records.
 """
 
 from __future__ import annotations
@@ -20,48 +24,60 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.families import FAMILIES
 from ..core.metrics import aggregate
 
-# stats name (as the core gives it) -> column; one row holds every family's stats
-NAMES = (
-    "trace.sentences",
-    "trace.chars",
-    "trace.relevant",
-    "trace.utilized",
-    "trace.both",
-    "trace.relevant_listed",
-    "trace.utilized_listed",
-    "trace.relevant_chars",
-    "trace.utilized_chars",
-    "trace.both_chars",
-    "trace.adherent",
-    "trace.all_supported",
-    "trace.stored_relevance",
-    "trace.stored_utilization",
-    "trace.stored_completeness",
-    "trace.stored_adherence",
-    "rgb.rejected",
-    "rgb.correct",
-    "rgb.negative",
-    "rgb.counterfactual",
-    "rgb.rejection_reference",
-    "rgb.rejection_simple",
-    "rgb.detected",
-    "rgb.corrected_reference",
-    "rgb.corrected_simple",
-    "longform.supported",
-    "longform.not_supported",
-    "longform.irrelevant",
-)
-COLUMNS = ("record", "layer", *(n.replace(".", "_") for n in NAMES), "longform_stored_f1")
-INSERT = f"INSERT INTO metric_stats ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+# The stats columns are the families' declarations (``Family.stats``, in registration
+# order: TRACe's, RGB's, long-form's): m012 created the built-in ones; a family's new
+# stats get their columns when a database is opened (``extend``), with no migration.
+_declared: tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
+
+
+def declared() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(stats names as the core gives them, their SQL types)``, every family's."""
+    global _declared
+    key = tuple(FAMILIES)
+    if _declared[0] != key:
+        stats = [s for family in FAMILIES for s in family.stats]
+        _declared = (key, tuple(n for n, _ in stats), tuple(kind for _, kind in stats))
+    return _declared[1], _declared[2]
+
+
+def column(name: str) -> str:
+    return name.replace(".", "_")
+
+
+def columns() -> tuple[str, ...]:
+    """The ``metric_stats`` columns a ``row`` fills, in its order."""
+    names, _ = declared()
+    return ("record", "layer", *(column(n) for n in names), "longform_stored_f1")
+
+
+def missing(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(column, type)`` of the declared stats the database's table lacks."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(metric_stats)")}
+    names, kinds = declared()
+    return [(column(n), k) for n, k in zip(names, kinds, strict=True) if column(n) not in have]
+
+
+def extend(conn: sqlite3.Connection) -> None:
+    """Add the columns of stats a family declares that the table lacks (idempotent; an
+    existing column, and so an existing database's meaning, is left as it is). Rows
+    written before hold NULL there until their record's metrics are next written; a
+    new family's settings have no SQL here (``SQL_SETTINGS``), so a change of one
+    recomputes the records, which writes them."""
+    for name, kind in missing(conn):
+        if kind not in ("INTEGER", "REAL", "TEXT"):
+            raise ValueError(f"stats column {name}: type {kind!r}")
+        conn.execute(f"ALTER TABLE metric_stats ADD COLUMN {name} {kind}")
 
 
 def row(rowid: int, layer: str, stats: Mapping[str, Any], stored_f1: Mapping | None) -> tuple:
     """One ``metric_stats`` row: ``stats`` as ``core.metrics.record_values`` filled it,
     and (judge row) the record's stored F1 scores (``aggregate.stored_f1``)."""
     f1 = json.dumps(stored_f1) if stored_f1 else None
-    return (rowid, layer, *(stats.get(n) for n in NAMES), f1)
+    names, _ = declared()
+    return (rowid, layer, *(stats.get(n) for n in names), f1)
 
 
 def put(conn: sqlite3.Connection, rowids: list[int], rows: list[tuple]) -> None:
@@ -70,7 +86,11 @@ def put(conn: sqlite3.Connection, rowids: list[int], rows: list[tuple]) -> None:
         chunk = rowids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         conn.execute(f"DELETE FROM metric_stats WHERE record IN ({marks})", chunk)
-    conn.executemany(INSERT, rows)
+    cols = columns()
+    conn.executemany(
+        f"INSERT INTO metric_stats ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+        rows,
+    )
 
 
 def complete(conn: sqlite3.Connection, dataset: str) -> bool:

@@ -1,23 +1,25 @@
-"""Per-dataset settings (metric variants and parameters), validated against DEFAULTS."""
+"""Per-dataset settings (metric variants and parameters), validated against the
+variants the families declare (``Family.variants``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
+from ..core.families import variants
 from .records import dumps, loads
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
 
-# name -> (default, allowed values or a type)
-DEFAULTS: dict[str, tuple[Any, Any]] = {
-    "trace.variant": ("ragbench", ("ragbench", "length", "capped20")),
-    "rgb.variant": ("reference", ("reference", "simple")),
-    "longform.k": (100, int),
-    # FaithfulnessMetric(penalize_ambiguous_claims=False) by default; no file records it
-    "deepeval.penalize_ambiguous_claims": (False, (False, True)),
-}
+
+def metric_settings() -> dict[str, tuple[Any, Any]]:
+    """name -> (default, allowed values or a type): the variants every family declares
+    (``Family.variants``: trace.variant, rgb.variant, longform.k,
+    deepeval.penalize_ambiguous_claims, ...)."""
+    return {name: (v.default, v.allowed) for name, v in variants().items()}
+
+
 # Settings no metric reads (changing them recomputes nothing; not a metric variant, so
 # not in ``get_all``): the review-queue stopping rule (docs/estimate.md).
 OTHERS: dict[str, tuple[Any, Any]] = {
@@ -28,7 +30,7 @@ OTHERS: dict[str, tuple[Any, Any]] = {
 def check(name: str, value: Any) -> Any:
     if name == "judge.run":  # not a metric variant: switching rebuilds the judge layer
         raise RagreviewError("judge.run is the active judge run: use `ragreview runs use PATH ID`")
-    known = {**DEFAULTS, **OTHERS}
+    known = {**metric_settings(), **OTHERS}
     if name not in known:
         raise RagreviewError(f"unknown setting {name!r} (known: {', '.join(known)})")
     _, allowed = known[name]
@@ -49,7 +51,7 @@ def check(name: str, value: Any) -> Any:
 
 
 def get_all(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
-    values = {name: default for name, (default, _) in DEFAULTS.items()}
+    values = {name: default for name, (default, _) in metric_settings().items()}
     # judge.run (the active judge run) is a setting too, but not a metric variant:
     # `ragreview runs` shows and changes it (store.run_layers)
     for name, value in db.conn.execute(

@@ -1,8 +1,9 @@
 """Every review action once: its key, binding id, palette title and help text.
 
 Bindings, the command palette, the ``?`` help screen and the footer are all generated
-from this table (and, for label keys, from the record's family in
-``core.families``) so they cannot drift apart.
+from this table (and, for label keys, from the record's family) so they cannot drift
+apart. A label key's letter is declared once, by the families that use it
+(``KeyUse.key`` in ragreview/families/); this table gives its title and help.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.binding import Binding
+
+from ..core.families import FAMILIES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,12 +39,36 @@ class ReviewAction:
         return self.action.startswith("label(")
 
 
-def _label(id: str, keys: str, title: str, help: str, display: str = "") -> ReviewAction:
+# How a key letter of a family's declaration is typed, in Textual's key names; an
+# upper-case letter is also bound as shift+letter (terminals with the kitty keyboard
+# protocol send that).
+_KEY_NAMES = {"+": "plus,equals_sign", "-": "minus"}
+
+
+def _typed(letter: str) -> str:
+    if letter in _KEY_NAMES:
+        return _KEY_NAMES[letter]
+    return f"{letter},shift+{letter.lower()}" if letter.isupper() else letter
+
+
+def family_key(id: str) -> str:
+    """The one letter the families declare for label action ``id`` (``KeyUse.key`` in
+    ragreview/families/): every family that uses the action gives it the same letter."""
+    letters = {use.key for family in FAMILIES for use in family.keys if use.action == id}
+    if len(letters) != 1:
+        raise ValueError(f"label action {id!r}: the families declare keys {sorted(letters)}")
+    return letters.pop()
+
+
+def _label(id: str, title: str, help: str) -> ReviewAction:
     """A label key: what it sets depends on the record's family and the item under the
-    cursor (``core.families``); elsewhere it changes nothing and says so."""
+    cursor (``core.families``); elsewhere it changes nothing and says so. Its letter is
+    the families' (``family_key``), written there only."""
+    letter = family_key(id)
+    keys = _typed(letter)
     return ReviewAction(
         id=id, keys=keys, action=f"label({id!r})", namespace="label", title=title, help=help,
-        display=display,
+        display=letter if keys != letter else "",
     )  # fmt: skip
 
 
@@ -71,61 +98,52 @@ ACTIONS: tuple[ReviewAction, ...] = (
         id="page-down", keys="pagedown", display="PgDn", action="page(1)", namespace="nav",
         title="Page down", help="Scroll the record view down a page.",
     ),
-    _label("toggle-relevant", "r", "Toggle relevant", "Document sentence is useful to answer the question (R; TRACe)."),
-    _label("toggle-utilized", "u", "Toggle utilized", "The response used the document sentence (U; TRACe)."),
-    _label(
-        "toggle-supported", "s", "Toggle supported",
+    _label("toggle-relevant", "Toggle relevant", "Document sentence is useful to answer the question (R; TRACe)."),
+    _label("toggle-utilized", "Toggle utilized", "The response used the document sentence (U; TRACe)."),
+    _label("toggle-supported", "Toggle supported",
         "Response sentence supported (TRACe); a statement's or reference statement's "
         "verdict (ragas); an answer part found in the response (RGB).",
     ),
-    _label("edit-support-keys", "l", "Edit supporting keys",
+    _label("edit-support-keys", "Edit supporting keys",
            "Document sentence keys (or general, well_known_fact, …) supporting the response sentence (TRACe)."),
-    _label("cycle-fact", "f", "Cycle fact label", "Atomic fact: S supported, NS not supported, IR irrelevant."),
-    _label("toggle-context-useful", "c", "Toggle context useful",
+    _label("cycle-fact", "Cycle fact label", "Atomic fact: S supported, NS not supported, IR irrelevant."),
+    _label("toggle-context-useful", "Toggle context useful",
            "The retrieved context the cursor is in is useful (ragas context precision; C on its sentences)."),
-    _label("toggle-verdict", "v", "Toggle ragas verdict", "The ragas metric's pass/fail verdict on the sample (MetricAnnotation)."),
-    _label("toggle-rejected", "x", "Toggle rejected", "The response refuses for lack of information (RGB)."),
-    _label("toggle-error-detected", "e", "Toggle error detected",
+    _label("toggle-verdict", "Toggle ragas verdict", "The ragas metric's pass/fail verdict on the sample (MetricAnnotation)."),
+    _label("toggle-rejected", "Toggle rejected", "The response refuses for lack of information (RGB)."),
+    _label("toggle-error-detected", "Toggle error detected",
            "The response flags the factual error planted in the documents (RGB counterfactual)."),
-    # (W: "won't answer", F: "found the error"; x and e are evalue.py's own labels)
-    _label("toggle-not-addressed", "W,shift+w", "Toggle not addressed (reject_evalue.py)",
-           "reject_evalue.py's LLM verdict: the question is not addressed by the documents (RGB).",
-           display="W"),
-    _label("toggle-identified", "F,shift+f", "Toggle identified (fact_evalue.py)",
-           "fact_evalue.py's LLM verdict: the model identified the factual errors (RGB).",
-           display="F"),
-    _label("cycle-idk", "i", "Cycle idk", "'I don't know' verdict: 0 no, 0.5 partial, 1 yes (MT-RAG)."),
-    # terminals with the kitty protocol send shift+u
-    _label("cycle-underspecified", "U,shift+u", "Cycle underspecified",
-           "Underspecified-question verdict: 0 no, 0.5 unsure, 1 yes (MT-RAG).", display="U"),
-    _label("cycle-answerability", "a", "Cycle answerability",
+    _label("toggle-not-addressed", "Toggle not addressed (reject_evalue.py)",
+           "reject_evalue.py's LLM verdict: the question is not addressed by the documents (RGB)."),
+    _label("toggle-identified", "Toggle identified (fact_evalue.py)",
+           "fact_evalue.py's LLM verdict: the model identified the factual errors (RGB)."),
+    _label("cycle-idk", "Cycle idk", "'I don't know' verdict: 0 no, 0.5 partial, 1 yes (MT-RAG)."),
+    _label("cycle-underspecified", "Cycle underspecified",
+           "Underspecified-question verdict: 0 no, 0.5 unsure, 1 yes (MT-RAG)."),
+    _label("cycle-answerability", "Cycle answerability",
            "Gold answerability: ANSWERABLE, UNANSWERABLE, PARTIAL, CONVERSATIONAL, UNDERSPECIFIED (MT-RAG)."),
-    _label("set-rating", "g", "Set rating", "RAD-Bench rating of the response, 1–10 (MT-RAG); empty goes back to the judge's."),
-    _label("next-metric", "w", "Next human metric",
+    _label("set-rating", "Set rating", "RAD-Bench rating of the response, 1–10 (MT-RAG); empty goes back to the judge's."),
+    _label("next-metric", "Next human metric",
            "Make the record's next declared human metric the one + and - step (InspectorRAGet rubric)."),
-    _label("step-up", "plus,equals_sign", "Step human metric up",
-           "The active human metric's next declared value; from none, the first (InspectorRAGet rubric).",
-           display="+"),
-    _label("step-down", "minus", "Step human metric down",
-           "The active human metric's previous declared value; from none, the last (InspectorRAGet rubric).",
-           display="-"),
-    _label("verdict-yes", "y", "DeepEval verdict yes",
+    _label("step-up", "Step human metric up",
+           "The active human metric's next declared value; from none, the first (InspectorRAGet rubric)."),
+    _label("step-down", "Step human metric down",
+           "The active human metric's previous declared value; from none, the last (InspectorRAGet rubric)."),
+    _label("verdict-yes", "DeepEval verdict yes",
            "The claim, statement, node or expected-output sentence under the cursor: yes (DeepEval)."),
     # N is no (DeepEval) and Neutral (RAGChecker): one action, the value from the family
-    _label("verdict-no", "N,shift+n", "Verdict no / Neutral",
+    _label("verdict-no", "Verdict no / Neutral",
            "The item under the cursor: no (DeepEval); Neutral, neither follows nor is "
-           "contradicted (RAGChecker, on a claim or one of its chunk rows).", display="N"),
-    _label("verdict-idk", "I,shift+i", "DeepEval verdict idk",
+           "contradicted (RAGChecker, on a claim or one of its chunk rows)."),
+    _label("verdict-idk", "DeepEval verdict idk",
            "The item under the cursor: idk, DeepEval's ambiguous verdict ('borderline' in newer "
-           "releases).", display="I"),
-    # RAGChecker: one key per checker verdict; terminals with the kitty protocol send shift+…
-    _label("set-entailment", "Y,shift+y", "Set Entailment",
+           "releases)."),
+    # RAGChecker: one key per checker verdict
+    _label("set-entailment", "Set Entailment",
            "The claim follows (RAGChecker): a response claim from the ground truth, a "
-           "ground-truth claim from the response; on a claim's chunk row, from that chunk.",
-           display="Y"),
-    _label("set-contradiction", "C,shift+c", "Set Contradiction",
-           "The claim is contradicted (RAGChecker), on a claim or one of its chunk rows.",
-           display="C"),
+           "ground-truth claim from the response; on a claim's chunk row, from that chunk."),
+    _label("set-contradiction", "Set Contradiction",
+           "The claim is contradicted (RAGChecker), on a claim or one of its chunk rows."),
     ReviewAction(
         id="add-item", keys="A,shift+a", display="A", action="items('add')", namespace="edit",
         title="Add fact / statement",

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragreview.core.label_items import task_family
+from ragreview.core.families import task_family
 from ragreview.core.labels import CATALOGUE, SUPPORT_TOKENS, LabelSpec, effective
 from ragreview.core.record import Record
 from ragreview.core.rgb_rules import refusal
@@ -56,7 +56,7 @@ def may_refuse(record: Record, source: Path) -> set[str]:
         with map_args(source)[1].open("rb") as fh:  # type: ignore[union-attr]
             held = {t[len("label.") :] for t in tomllib.load(fh)["map"] if t.startswith("label.")}
         return set(CATALOGUE) - held
-    family = task_family(record.task)
+    family = getattr(task_family(record.task), "name", None)
     if family == "rgb":  # part bits under a rejection (label [-1]); a judge script's
         # verdict only where that script judges (its `evaluation` names one verdict)
         other = "not_addressed" if record.task == "rgb-counterfactual" else "identified"
@@ -111,7 +111,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], tuple
 def _labels_for(record: Record) -> list[LabelSpec]:
     """The family's labels that have a target on ``record`` and that it can take (the
     store refuses RGB's judgements of the output on a record without a prediction)."""
-    family = task_family(record.task)
+    family = getattr(task_family(record.task), "name", None)
     return [
         s
         for s in FAMILY_LABELS.get(family or "", [])

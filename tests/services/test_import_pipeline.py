@@ -19,7 +19,7 @@ from tests.formats.helpers import FIXTURES, HANDWRITTEN, run
 
 RAGBENCH = HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl"
 FACTSCORE = FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl"
-DEFAULTS = {name: default for name, (default, _) in store_settings.DEFAULTS.items()}
+DEFAULTS = {name: default for name, (default, _) in store_settings.metric_settings().items()}
 
 
 def with_bad_lines(tmp_path: Path, source: Path) -> Path:

@@ -462,7 +462,8 @@ async def test_judge_reasoning_of_safe_facts_and_rgb_judge_output(tmp_path):
 
 
 def test_every_catalogue_label_is_declared_by_exactly_one_family():
-    """A new label (or family) must be declared in core/families.py to be reviewable."""
+    """A new label (or family) must be declared in its ragreview/families/ module to be
+    reviewable."""
     from ragreview.core.families import FAMILIES
     from ragreview.core.labels import CATALOGUE
 

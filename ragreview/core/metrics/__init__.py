@@ -3,9 +3,10 @@
 ``record_metrics`` gives the public per-record values under their canonical names;
 ``record_values`` adds the components (names with a ``._`` such as ``rgb._rejection``)
 that dataset rates which are not plain means are built from, so that dataset
-aggregates can be kept as running sums (see ``aggregate.py``). A family applies to a
-record when its ``task`` says so or when the layer or record carries that family's
-labels, items or scores; its metrics are then present, ``None`` where undefined.
+aggregates can be kept as running sums (see ``aggregate.py``). Which families apply to
+a record is the families' own rule (``core.families.metric_families``: its task's, or
+for a record of no family's task, those it carries labels, items or scores of); each
+family's ``compute`` gives its metrics, ``None`` where undefined.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..families import metric_families, task_family
 from ..labels import Layer
 from ..record import Record
-from . import deepeval, longform, mtrag, ragas, ragchecker, rgb, trace
 from .aggregate import Totals, add_values, dataset_values, stored_pairs, undefined_counts
-from .common import Values, has_any
+from .common import Values
 
 __all__ = [
     "Totals",
@@ -27,68 +28,35 @@ __all__ = [
     "is_public",
     "record_metrics",
     "record_values",
+    "source_format",
     "stored_pairs",
     "undefined_counts",
     "with_source",
 ]
-
-KNOWN_TASKS = frozenset(
-    "trace rgb-noise rgb-negative rgb-integration rgb-counterfactual mtrag longform ragas "
-    "deepeval ragchecker".split()
-)
 
 
 def is_public(name: str) -> bool:
     return "._" not in name
 
 
-def families(record: Record, labels: Layer) -> list[str]:
-    task = record.task or ""
-    free = task not in KNOWN_TASKS
-    out = []
-    if task == "trace" or (free and has_any(labels, trace.LABELS)):
-        out.append("trace")
-    if task.startswith("rgb-") or (free and has_any(labels, rgb.LABELS)):
-        out.append("rgb")
-    if task == "mtrag" or (
-        free
-        and (has_any(labels, mtrag.LABELS) or any(n.startswith("mtrag.") for n in record.scores))
-    ):
-        out.append("mtrag")
-    if task == "longform" or (free and (record.facts or has_any(labels, longform.LABELS))):
-        out.append("longform")
-    if task == "ragas" or (
-        free and (record.statements or record.reference_statements or has_any(labels, ragas.LABELS))
-    ):
-        out.append("ragas")
-    if task == "deepeval":
-        out.append("deepeval")
-    if task == "ragchecker" or (free and has_any(labels, ragchecker.LABELS)):
-        out.append("ragchecker")
-    return out
-
-
-_MODULES = {
-    "trace": trace,
-    "rgb": rgb,
-    "mtrag": mtrag,
-    "longform": longform,
-    "ragas": ragas,
-    "deepeval": deepeval,
-    "ragchecker": ragchecker,
-}
+def source_format(record: Record) -> str | None:
+    """The format of the source row the record's family's metrics read, if they read it
+    (``Family.source_format``: MT-RAG's read the original prediction, targets and
+    passages)."""
+    family = task_family(record.task)
+    return None if family is None else family.source_format
 
 
 def with_source(record: Record, source: Any) -> Record:
-    """The record as its metrics must see it: MT-RAG's metrics read the original
-    prediction, targets and passages (``Length`` counts the original characters, which
-    sentencizing may not keep), so an MT-RAG record gets its parsed source object as
-    docs/formats.md's ``source`` when the importer kept it aside. Every caller that computes a
-    record's metrics (the stored rows, and any writer recomputing them) goes through
-    this, so they cannot differ."""
-    if record.task != "mtrag" or not isinstance(source, dict) or "source" in record.data:
+    """The record as its metrics must see it: a family whose metrics read the original
+    source row (``source_format``) gets its parsed source object as docs/formats.md's
+    ``source`` when the importer kept it aside. Every caller that computes a record's
+    metrics (the stored rows, and any writer recomputing them) goes through this, so
+    they cannot differ."""
+    fmt = source_format(record)
+    if fmt is None or not isinstance(source, dict) or "source" in record.data:
         return record
-    return replace(record, data={**record.data, "source": {"format": "mtrag", "record": source}})
+    return replace(record, data={**record.data, "source": {"format": fmt, "record": source}})
 
 
 def record_values(
@@ -102,16 +70,12 @@ def record_values(
     """Public metrics and aggregate components of every family that applies.
 
     ``stats``, when given, receives the sufficient statistics of the families whose
-    values depend on a setting (TRACe, RGB, long-form; each module's ``stats``), from
-    which each module's ``values`` gives any variant's values without the record."""
+    values depend on a setting (``Family.stats``: TRACe, RGB, long-form), from which
+    each module's ``values`` gives any variant's values without the record."""
     out: Values = {}
-    for family in families(record, labels):
-        if family == "trace":
-            out.update(trace.metrics(record, labels, settings, judge, stats))
-        elif family in ("rgb", "longform"):
-            out.update(_MODULES[family].metrics(record, labels, settings, stats))
-        else:
-            out.update(_MODULES[family].metrics(record, labels, settings))
+    for family in metric_families(record, labels):
+        assert family.compute is not None
+        out.update(family.compute(record, labels, settings, judge=judge, into=stats))
     return out
 
 

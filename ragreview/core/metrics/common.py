@@ -3,12 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from ..labels import Layer
 from ..record import Record
 
 Values = dict[str, float | None]
+
+
+class MetricFunction(Protocol):
+    """The one signature of every family's per-record metrics (``Family.compute``).
+
+    ``judge``: the imported judge layer, which some counts are relative to (TRACe's
+    raw RAGBench lists); ``into``, when given, receives the family's sufficient
+    statistics (``Family.stats``), from which a variant's values follow without the
+    record (``store.metric_stats``). A family without either ignores them."""
+
+    def __call__(
+        self,
+        record: Record,
+        labels: Layer,
+        settings: Mapping[str, Any],
+        *,
+        judge: Layer | None = None,
+        into: dict[str, Any] | None = None,
+    ) -> Values: ...
 
 
 def flag(value: Any) -> float:

@@ -97,7 +97,16 @@ def metric_value(
     return strict(score(slug, verdicts, bool(settings.get(PENALIZE))), entry)
 
 
-def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+def metrics(
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    *,
+    judge: Layer | None = None,
+    into: dict[str, Any] | None = None,
+) -> Values:
+    """The family's per-record values (``common.MetricFunction``; no setting-dependent
+    stats here, so ``judge`` and ``into`` go unread)."""
     out: Values = {}
     for entry in metric_entries(record.data):
         slug = entry.get("slug")

@@ -80,7 +80,12 @@ def values(s: Mapping[str, Any], k: int) -> Values:
 
 
 def metrics(
-    record: Record, labels: Layer, settings: Mapping[str, Any], into: dict[str, Any] | None = None
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    *,
+    judge: Layer | None = None,
+    into: dict[str, Any] | None = None,
 ) -> Values:
     """The values at the configured K; ``into`` (when given) also receives ``stats``."""
     k = int(setting(settings, "longform.k", DEFAULT_K))

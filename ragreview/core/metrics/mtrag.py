@@ -130,7 +130,16 @@ def idk_conditioned(
     return metric
 
 
-def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+def metrics(
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    *,
+    judge: Layer | None = None,
+    into: dict[str, Any] | None = None,
+) -> Values:
+    """The family's per-record values (``common.MetricFunction``; no setting-dependent
+    stats here, so ``judge`` and ``into`` go unread)."""
     scores = record.scores
     prediction, targets, passages = texts(record)
     out: Values = {}

@@ -80,7 +80,16 @@ def is_annotation(record: Record) -> bool:
     return record.data.get("ragas_metric") is not None
 
 
-def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+def metrics(
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    *,
+    judge: Layer | None = None,
+    into: dict[str, Any] | None = None,
+) -> Values:
+    """The family's per-record values (``common.MetricFunction``; no setting-dependent
+    stats here, so ``judge`` and ``into`` go unread)."""
     if is_annotation(record) or labels.get("verdict"):
         return {"ragas.verdict": verdict(labels)}
     out: Values = {

@@ -108,7 +108,16 @@ def values(record: Record, labels: Layer) -> dict[str, float | None]:
     return {m: out[m] for m in METRICS}
 
 
-def metrics(record: Record, labels: Layer, settings: Mapping[str, Any]) -> Values:
+def metrics(
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    *,
+    judge: Layer | None = None,
+    into: dict[str, Any] | None = None,
+) -> Values:
+    """The family's per-record values (``common.MetricFunction``; no setting-dependent
+    stats here, so ``judge`` and ``into`` go unread)."""
     return {PREFIX + name: value for name, value in values(record, labels).items()}
 
 

@@ -110,7 +110,12 @@ def values(s: Mapping[str, Any], variant: str) -> Values:
 
 
 def metrics(
-    record: Record, labels: Layer, settings: Mapping[str, Any], into: dict[str, Any] | None = None
+    record: Record,
+    labels: Layer,
+    settings: Mapping[str, Any],
+    *,
+    judge: Layer | None = None,
+    into: dict[str, Any] | None = None,
 ) -> Values:
     """The variant's values; ``into`` (when given) also receives the layer's ``stats``."""
     variant = setting(settings, "rgb.variant", "reference")

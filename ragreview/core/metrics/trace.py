@@ -136,6 +136,7 @@ def metrics(
     record: Record,
     labels: Layer,
     settings: Mapping[str, Any],
+    *,
     judge: Layer | None = None,
     into: dict[str, Any] | None = None,
 ) -> Values:
