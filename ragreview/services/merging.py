@@ -51,13 +51,23 @@ def merge(paths: Sequence[str | Path], into: str | Path) -> Merged:
     """Merge the review DBs ``paths`` into the new DB ``into`` (never one of them)."""
     if Path(into).resolve() in {Path(p).resolve() for p in paths}:
         raise RagreviewError("--into must be a new file, not one of the inputs")
+    created = not Path(into).exists()
     database = open_database(into)
     try:
         summary = merge_into(database, [str(p) for p in paths])
         agreement = {name: human_agreement(database, name) for name in summary.datasets}
-    finally:
+    except BaseException:
         database.conn.close()
+        if created:  # a refused merge leaves no empty database behind (nothing else had it)
+            _remove_new_database(Path(into))
+        raise
+    database.conn.close()
     return Merged(summary, agreement)
+
+
+def _remove_new_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def merge_into(db: sqlite_utils.Database, paths: Sequence[str]) -> MergeSummary:

@@ -125,16 +125,21 @@ def test_merge_refuses_different_records(reviews, tmp_path):
     assert proc.returncode == 1
     assert "different content for record 't1'" in proc.stderr
     assert "Traceback" not in proc.stderr
+    # a refused merge leaves no database behind that a later merge would call taken
+    assert not list(tmp_path.glob("m.db*"))
     proc = run("merge", str(dbs["ann"]), "--into", str(tmp_path / "m2.db"), check=False)
     assert proc.returncode == 1 and "at least two" in proc.stderr
+    assert not list(tmp_path.glob("m2.db*"))
 
 
 def test_merge_into_a_file_holding_the_dataset_is_refused(reviews, tmp_path):
     _, dbs = reviews
     into = tmp_path / "m.db"
     run("merge", str(dbs["ann"]), str(dbs["bob"]), "--into", str(into))
+    before = into.read_bytes()
     proc = run("merge", str(dbs["ann"]), str(dbs["bob"]), "--into", str(into), check=False)
     assert proc.returncode == 1 and "already holds dataset 'res'" in proc.stderr
+    assert into.read_bytes() == before  # a file that was there stays, unchanged
     text = run("merge", str(dbs["ann"]), str(dbs["cy"]), "--into", str(tmp_path / "n.db")).stdout
     assert "conflicting items" in text and "ragreview open" in text
 
