@@ -382,7 +382,7 @@ def line_hash(line: str | bytes) -> bytes:
 @dataclass(frozen=True)
 class Unchanged:
     """A line a re-import found stored already, byte for byte and under the same id:
-    not parsed, only its position may have moved (see ``formats.jsonio.skipping``)."""
+    not parsed, only its position may have moved (see ``formats.base.KnownLines``)."""
 
     position: int
     rowid: int
