@@ -190,3 +190,67 @@ def test_impact_in_sql_is_the_core_definition(generated) -> None:
     expected = queue_signals.impact([values[r] for r in rowids], [sizes.get(r, 0) for r in rowids])
     assert review_draws.scores(db, "gen", "impact", rowids) == pytest.approx(expected)
     assert len(set(expected)) > 10  # sizes differ: the scores do
+
+
+# -- impact (issue 27, second step): its SQL as it was before the stored signals --------
+
+OLD_IMPACT_SQL = """
+        WITH sizes AS (
+            SELECT l.record, count(*) AS n FROM judge_labels l
+            JOIN records r ON r.rowid = l.record WHERE r.dataset = :d GROUP BY l.record
+        ),
+        defined AS (
+            SELECT m.record, m.name, m.value, max(1, coalesce(s.n, 0)) AS size
+            FROM record_metrics m JOIN records r ON r.rowid = m.record
+            LEFT JOIN sizes s ON s.record = m.record
+            WHERE r.dataset = :d AND m.layer = 'judge' AND m.value IS NOT NULL AND instr(m.name, '._') = 0
+        ),
+        bounded AS (
+            SELECT name, sum(size) AS total FROM defined
+            GROUP BY name HAVING min(value) >= 0 AND max(value) <= 1
+        )
+        SELECT d.record, max(d.size * max(d.value, 1 - d.value) / b.total)
+        FROM defined d JOIN bounded b ON b.name = d.name GROUP BY d.record
+    """  # noqa: E501
+
+
+def OLD_impact_scores(db, dataset: str, rowids: list[int]) -> list[float]:
+    impact = dict(db.conn.execute(OLD_IMPACT_SQL, {"d": dataset}).fetchall())
+    return [impact.get(r, 0.0) for r in rowids]
+
+
+@pytest.fixture(scope="module")
+def two_datasets(tmp_path_factory, fixtures_dir):
+    """The generated rows and the FActScore fixture in one DB file: each dataset's
+    impact reads its own records only."""
+    folder = tmp_path_factory.mktemp("impact")
+    rng = random.Random(4242)
+    rows = [make_row(i, rng) for i in range(300)]
+    path = folder / "gen.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    db_path = folder / "both.ragreview.db"
+    quick("import", str(path), "--db", str(db_path), "--dataset", "gen")
+    facts = fixtures_dir / "factscore" / "factscore_labeled_ChatGPT.jsonl"
+    quick("import", str(facts), "--db", str(db_path), "--dataset", "fs")
+    return db_path
+
+
+@pytest.mark.parametrize("dataset", ["gen", "fs"])
+@pytest.mark.parametrize("seed", [0, 1, 9])
+def test_impact_draws_exactly_what_the_old_sql_gave(two_datasets, dataset: str, seed: int) -> None:
+    db = open_database(two_datasets)
+    rowids = [
+        r
+        for (r,) in db.conn.execute(
+            "SELECT rowid FROM records WHERE dataset = ? ORDER BY position, rowid", (dataset,)
+        )
+    ]
+    old_scores = OLD_impact_scores(db, dataset, rowids)
+    assert review_draws.scores(db, dataset, "impact", rowids) == old_scores  # bit for bit
+    weights = sampling.mixed_weights(old_scores, sampling.UNIFORM_SHARE)
+    tau, old = sampling.poisson_draw(weights, 25, seed)
+    new = review_draws.draw(db, dataset, "impact", 25, seed)
+    assert [(m.record, m.key, m.inclusion) for m in new.members] == [
+        (rowids[i], k, p) for i, k, p in old
+    ]
+    assert new.threshold == tau
