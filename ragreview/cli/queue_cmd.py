@@ -10,6 +10,7 @@ import click
 from ..core import where
 from ..core.errors import RagreviewError
 from ..core.safe_text import json_for_terminal, printable
+from ..services import queue_draws
 from ..store import browse, estimates, review_draws, review_queries
 from ..store import records as store_records
 from . import cli
@@ -30,7 +31,7 @@ target_option = click.option(
 @click.argument("path")
 @click.option(
     "--strategy",
-    type=click.Choice(review_draws.STRATEGIES),
+    type=click.Choice(queue_draws.STRATEGIES),
     help="What makes a record likelier to be drawn [default: random; sized by "
     "--target-halfwidth: the latest draw's].",
 )
@@ -109,7 +110,7 @@ def queue(
             strategy = strategy or "random"
             seed = 0 if seed is None else seed
             assert n is not None
-            drawn = review_draws.draw(opened.db, opened.dataset, strategy, n, seed)
+            drawn = queue_draws.draw(opened.db, opened.dataset, strategy, n, seed)
         members = drawn.members
         if query is not None:  # the draw is the draw; the filter only picks what is listed
             flt = browse.ListFilter(text=query.text, where=query.conditions)

@@ -23,7 +23,8 @@ import pytest
 
 from bench.import_bench import make_row
 from ragreview.core import sampling
-from ragreview.store import open_database, review_draws
+from ragreview.services import queue_draws as review_draws
+from ragreview.store import open_database
 
 from ..cli.agreement_helpers import quick
 

@@ -17,6 +17,7 @@ from textual.message import Message
 
 from ...core import where
 from ...core.errors import RagreviewError, RecordError
+from ...services import queue_draws
 from ...store import browse, estimates, metric_rows, metric_table, review_draws
 from .. import actions, review_queue
 from .. import rubric as rubric_panel
@@ -431,7 +432,7 @@ class RecordScreen(ReviewJobs):
             if text.strip():
                 try:
                     strategy, n, seed = review_queue.parse(text)
-                    drawn = review_draws.draw(db, dataset, strategy, n, seed)
+                    drawn = queue_draws.draw(db, dataset, strategy, n, seed)
                 except RagreviewError as err:
                     self.notify(str(err), severity="error")
                     return
@@ -449,7 +450,9 @@ class RecordScreen(ReviewJobs):
 
         latest = review_draws.latest(db, dataset)
         last = f"{latest.strategy} {latest.n} {latest.seed}" if latest else "random 50 0"
-        hint = f"STRATEGY N [SEED]; strategies: {', '.join(review_draws.STRATEGIES)}; empty: the latest"
+        hint = (
+            f"STRATEGY N [SEED]; strategies: {', '.join(queue_draws.STRATEGIES)}; empty: the latest"
+        )
         self.app.push_screen(PromptScreen("Draw a review queue", last, hint), done)
 
     # -- history, notes, blind, export, help -------------------------------------------------
