@@ -11,8 +11,7 @@ from ..core import where
 from ..core.errors import RagreviewError
 from ..core.safe_text import json_for_terminal, printable
 from ..services import queue_draws
-from ..store import browse, estimates, review_draws, review_queries
-from ..store import records as store_records
+from ..store import review_draws, review_queries
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
@@ -90,6 +89,9 @@ def queue(
             drawn, strategy, seed = shown, shown.strategy, shown.seed
         elif n is None:
             assert target_halfwidth is not None
+            from ..store import estimates  # (only here: `queue --n` starts without them)
+            from ..store import records as store_records
+
             block = estimates.dataset_estimates(opened.db, opened.dataset, target_halfwidth)
             needed = [  # the rates' rule, as the header's (docs/estimate.md)
                 m["n_used"] + m["more_reviews"]
@@ -113,6 +115,8 @@ def queue(
             drawn = queue_draws.draw(opened.db, opened.dataset, strategy, n, seed)
         members = drawn.members
         if query is not None:  # the draw is the draw; the filter only picks what is listed
+            from ..store import browse
+
             flt = browse.ListFilter(text=query.text, where=query.conditions)
             matching = set(browse.rowids(opened.db, opened.dataset, flt))
             members = tuple(m for m in members if m.record in matching)

@@ -102,6 +102,6 @@ def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: i
             "weight the draw by (use --strategy random)"
         )
     share = 1.0 if strategy == "random" else sampling.UNIFORM_SHARE
-    weights = sampling.mixed_weights(got, share)
+    weights = sampling.mixed_weight_array(got, share)  # (no list of 300,000 floats)
     tau, drawn = sampling.poisson_draw(weights, n, seed)
     return stored.save(db, dataset, strategy, n, seed, share, tau, rowids, weights, drawn)

@@ -139,7 +139,7 @@ def save(
     share: float,
     tau: float,
     rowids: Sequence[int],
-    weights: Sequence[float],
+    weights: Sequence[float] | Any,
     drawn: Sequence[tuple[int, float, float]],
 ) -> Draw:
     """Record a draw of ``rowids`` (``drawn``: (index, key, π) in draw order)."""
@@ -154,7 +154,7 @@ def save(
         draw_id = cur.lastrowid
         assert draw_id is not None
         members = tuple(
-            Member(rowids[i], position, weights[i], key, pi)
+            Member(rowids[i], position, float(weights[i]), key, pi)
             for position, (i, key, pi) in enumerate(drawn)
         )
         conn.executemany(
