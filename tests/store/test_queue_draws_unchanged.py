@@ -255,3 +255,96 @@ def test_impact_draws_exactly_what_the_old_sql_gave(two_datasets, dataset: str, 
         (rowids[i], k, p) for i, k, p in old
     ]
     assert new.threshold == tau
+
+
+# -- the judge runs' strategies: their scoring as it was before the draws moved to
+# services/queue_draws (commit f2af56a), copied as the reference ------------------------
+
+
+def OLD_runs_scores(db, dataset: str, strategy: str, rowids: list[int]) -> list[float]:
+    from ragreview.core import queue_signals
+    from ragreview.store import run_layers
+
+    def items_across_runs(rows):
+        out: dict = {}
+        for record, _run, name, target, value, _lp in rows:
+            canonical = json.dumps(json.loads(value), sort_keys=True)
+            out.setdefault(record, {}).setdefault((name, target), []).append(canonical)
+        return out
+
+    if strategy == "uncertainty":
+        least_sure = db.conn.execute(
+            "SELECT l.record, min(l.logprob) FROM run_labels l JOIN records r "
+            "ON r.rowid = l.record WHERE r.dataset = ? AND l.logprob IS NOT NULL "
+            "GROUP BY l.record",
+            (dataset,),
+        ).fetchall()
+        if least_sure:
+            by_record = {record: [float(lp)] for record, lp in least_sure}
+            return [queue_signals.logprob_uncertainty(by_record.get(r, ())) for r in rowids]
+    rows = list(
+        db.conn.execute(
+            "SELECT l.record, l.run, l.name, l.target, l.value, l.logprob FROM run_labels l "
+            "JOIN records r ON r.rowid = l.record WHERE r.dataset = ?",
+            (dataset,),
+        )
+    )
+    items = items_across_runs(rows)
+    if strategy == "uncertainty":
+        return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]
+    split_sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.RUNS_DISAGREE}"
+    share = {
+        rowid: len(run_layers.disagreements(db, rowid)) / max(1, len(items.get(rowid, {})))
+        for (rowid,) in db.conn.execute(split_sql, (dataset,)).fetchall()
+    }
+    return [share.get(r, 0.0) for r in rowids]
+
+
+def _runs_db(folder, with_logprobs: bool):
+    """80 TRACe records, two judge runs that agree on most verdicts; with_logprobs: each
+    verdict with a log-probability (the uncertainty of the least sure one scores)."""
+    from ..cli.agreement_helpers import trace_record
+
+    rng = random.Random(99 if with_logprobs else 98)
+    path = folder / "runs.jsonl"
+    path.write_text("".join(json.dumps(trace_record(f"t{i:03d}")) + "\n" for i in range(80)))
+    quick("import", str(path))
+    db = open_database(folder / "runs.ragreview.db")
+    for run_id in ("r1", "r2"):
+        db.conn.execute(
+            "INSERT INTO judge_runs (id, dataset, model, task, started) "
+            "VALUES (?, 'runs', 'test', 'trace', '2026-01-01T00:00:00Z')",
+            (run_id,),
+        )
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
+    for rowid in rowids:
+        for name, target in (("supported", "a"), ("relevant", "0a")):
+            first = rng.random() < 0.7
+            for run_id in ("r1", "r2"):
+                value = first if run_id == "r1" or rng.random() < 0.8 else not first
+                logprob = math.log(rng.uniform(0.3, 1.0)) if with_logprobs else None
+                db.conn.execute(
+                    "INSERT INTO run_labels VALUES (?, ?, ?, ?, ?, ?)",
+                    (run_id, rowid, name, target, json.dumps(value), logprob),
+                )
+    db.conn.commit()
+    return db, rowids
+
+
+@pytest.mark.parametrize(
+    "strategy, with_logprobs",
+    [("uncertainty", True), ("uncertainty", False), ("runs-disagree", False)],
+)
+def test_runs_strategies_draw_exactly_what_they_did(tmp_path, strategy, with_logprobs) -> None:
+    db, rowids = _runs_db(tmp_path, with_logprobs)
+    old_scores = OLD_runs_scores(db, "runs", strategy, rowids)
+    assert review_draws.scores(db, "runs", strategy, rowids) == old_scores
+    assert len(set(old_scores)) >= 2  # the records differ: the draw is weighted
+    for seed in (0, 4):
+        weights = sampling.mixed_weights(old_scores, sampling.UNIFORM_SHARE)
+        tau, old = sampling.poisson_draw(weights, 10, seed)
+        new = review_draws.draw(db, "runs", strategy, 10, seed)
+        assert [(m.record, m.key, m.inclusion) for m in new.members] == [
+            (rowids[i], k, p) for i, k, p in old
+        ]
+        assert new.threshold == tau
