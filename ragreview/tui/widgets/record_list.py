@@ -104,7 +104,10 @@ class RecordList(ScrollView, can_focus=False):
             ids = browse.rowids(db, self.dataset, flt)
         finally:
             db.conn.close()
-        self.app.call_from_thread(self._took_rest, flt, ids)
+        try:
+            self.app.call_from_thread(self._took_rest, flt, ids)
+        except RuntimeError:  # the app closed meanwhile: no list to complete
+            pass
 
     def _took_rest(self, flt: ListFilter, ids: array) -> None:
         if flt is not self.filter:
