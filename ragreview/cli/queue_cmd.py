@@ -10,9 +10,8 @@ import click
 from ..core import where
 from ..core.errors import RagreviewError
 from ..core.safe_text import json_for_terminal, printable
-from ..services import estimates
-from ..store import browse, review_draws, review_queries
-from ..store import records as store_records
+from ..services import queue_draws
+from ..store import review_draws, review_queries
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
@@ -31,7 +30,7 @@ target_option = click.option(
 @click.argument("path")
 @click.option(
     "--strategy",
-    type=click.Choice(review_draws.STRATEGIES),
+    type=click.Choice(queue_draws.STRATEGIES),
     help="What makes a record likelier to be drawn [default: random; sized by "
     "--target-halfwidth: the latest draw's].",
 )
@@ -90,6 +89,9 @@ def queue(
             drawn, strategy, seed = shown, shown.strategy, shown.seed
         elif n is None:
             assert target_halfwidth is not None
+            from ..services import estimates  # (only here: `queue --n` starts without them)
+            from ..store import records as store_records
+
             block = estimates.dataset_estimates(opened.db, opened.dataset, target_halfwidth)
             needed = [  # the rates' rule, as the header's (docs/estimate.md)
                 m["n_used"] + m["more_reviews"]
@@ -110,9 +112,11 @@ def queue(
             strategy = strategy or "random"
             seed = 0 if seed is None else seed
             assert n is not None
-            drawn = review_draws.draw(opened.db, opened.dataset, strategy, n, seed)
+            drawn = queue_draws.draw(opened.db, opened.dataset, strategy, n, seed)
         members = drawn.members
         if query is not None:  # the draw is the draw; the filter only picks what is listed
+            from ..store import browse
+
             flt = browse.ListFilter(text=query.text, where=query.conditions)
             matching = set(browse.rowids(opened.db, opened.dataset, flt))
             members = tuple(m for m in members if m.record in matching)

@@ -24,7 +24,7 @@ def impact(records: Sequence[Values], sizes: Sequence[int]) -> list[float]:
     (Before issue 27 the size was left out, every record weighing 1: on a dataset of one
     family the scores then varied by at most 2x and the draw was nearly ``random``.)
 
-    ``store.review_draws`` computes the same in SQL; this is its definition."""
+    ``store.review_draws.read_impact`` computes the same in SQL; this is its definition."""
     total: dict[str, int] = {}
     bounded: dict[str, bool] = {}
     for values, size in zip(records, sizes, strict=True):

@@ -200,8 +200,13 @@ def rows(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, ListRow]:
 
 def id_range(db: sqlite_utils.Database, dataset: str) -> tuple[str, str]:
     """The dataset's smallest and largest record id (their common prefix is every id's)."""
+    # one aggregate per SELECT: SQLite answers a lone min() or max() from the (dataset, id)
+    # index in one look-up, but both in one SELECT walk the dataset's index (0.15 s at
+    # 300,000 records, before the first list row is drawn)
     row = db.conn.execute(
-        "SELECT min(id), max(id) FROM records WHERE dataset = ?", (dataset,)
+        "SELECT (SELECT min(id) FROM records WHERE dataset = :d), "
+        "(SELECT max(id) FROM records WHERE dataset = :d)",
+        {"d": dataset},
     ).fetchone()
     return (row[0] or "", row[1] or "") if row else ("", "")
 
@@ -279,8 +284,10 @@ def conflicts(db: sqlite_utils.Database, rowid: int) -> list[tuple[str, str]]:
 
 
 def conflicted_count(db: sqlite_utils.Database, dataset: str) -> int:
+    # CROSS JOIN keeps merge_conflicts (empty unless merged) the outer loop: SQLite chose
+    # to walk the dataset's records (0.13 s at 300,000 records, at every start)
     return db.conn.execute(
-        "SELECT count(DISTINCT c.record) FROM merge_conflicts c JOIN records r "
+        "SELECT count(DISTINCT c.record) FROM merge_conflicts c CROSS JOIN records r "
         "ON r.rowid = c.record WHERE r.dataset = ?",
         (dataset,),
     ).fetchone()[0]

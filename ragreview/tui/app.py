@@ -19,6 +19,7 @@ from .model import Review
 from .screens.review import ReviewScreen
 
 CHECKPOINT_EVERY_S = 2.0
+FREEZE_AFTER_S = 1.0
 
 
 class RagreviewApp(App[None]):
@@ -46,7 +47,9 @@ class RagreviewApp(App[None]):
         if self._db_path:
             checkpoint_in_background(self.review.db)
             self.set_interval(CHECKPOINT_EVERY_S, self._checkpoint)
-        self.call_after_refresh(self._freeze_startup_objects)
+        # a second after start, not right after the first refresh: the collection takes
+        # 0.15 s, which the first screen then waited for (issue 27)
+        self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
 
     def _freeze_startup_objects(self) -> None:
         # Modules, styles and widgets made at startup live as long as the app; a full

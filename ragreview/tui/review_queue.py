@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import RagreviewError
-from ..store.review_draws import STRATEGIES
+from ..services.queue_draws import STRATEGIES
 
 
 def parse(text: str) -> tuple[str, int, int]:

@@ -74,7 +74,7 @@ def test_inclusion_probabilities_of_a_stored_draw_sum_to_n(factscore) -> None:
     _queue(factscore, "--strategy", "impact", "--n", "30", "--seed", "1")
     db = open_database(factscore.with_name("fs.ragreview.db"))
     from ragreview.core import queue_signals, sampling
-    from ragreview.store import review_draws
+    from ragreview.services import queue_draws as review_draws
 
     rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
     scores = review_draws.scores(db, "fs", "impact", rowids)
@@ -106,7 +106,7 @@ def test_impact_puts_first_the_record_whose_flip_moves_its_metric_most(tmp_path)
     assert weights["facts"] == pytest.approx(0.8 * 1 / 2 + 0.2 / 6)
     assert weights["facts"] > 2 * max(w for rid, w in weights.items() if rid != "facts")
     # the draw order is successive sampling by weight: over seeds it leads most often
-    from ragreview.store import review_draws
+    from ragreview.services import queue_draws as review_draws
 
     firsts = [review_draws.draw(db, "hand", "impact", 1, seed).members[:1] for seed in range(60)]
     leaders = [db.conn.execute("SELECT id FROM records WHERE rowid = ?", (m[0].record,))
@@ -320,7 +320,7 @@ def test_impact_draws_by_size_where_random_does_not(tmp_path) -> None:
     path = write_jsonl(tmp_path / "sizes.jsonl", records)
     quick("import", str(path))
     db = open_database(tmp_path / "sizes.ragreview.db")
-    from ragreview.store import review_draws
+    from ragreview.services import queue_draws as review_draws
 
     rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
     assert review_draws.scores(db, "sizes", "impact", rowids) == pytest.approx(

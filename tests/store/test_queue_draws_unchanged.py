@@ -23,7 +23,8 @@ import pytest
 
 from bench.import_bench import make_row
 from ragreview.core import sampling
-from ragreview.store import open_database, review_draws
+from ragreview.services import queue_draws as review_draws
+from ragreview.store import open_database
 
 from ..cli.agreement_helpers import quick
 
@@ -190,3 +191,160 @@ def test_impact_in_sql_is_the_core_definition(generated) -> None:
     expected = queue_signals.impact([values[r] for r in rowids], [sizes.get(r, 0) for r in rowids])
     assert review_draws.scores(db, "gen", "impact", rowids) == pytest.approx(expected)
     assert len(set(expected)) > 10  # sizes differ: the scores do
+
+
+# -- impact (issue 27, second step): its SQL as it was before the stored signals --------
+
+OLD_IMPACT_SQL = """
+        WITH sizes AS (
+            SELECT l.record, count(*) AS n FROM judge_labels l
+            JOIN records r ON r.rowid = l.record WHERE r.dataset = :d GROUP BY l.record
+        ),
+        defined AS (
+            SELECT m.record, m.name, m.value, max(1, coalesce(s.n, 0)) AS size
+            FROM record_metrics m JOIN records r ON r.rowid = m.record
+            LEFT JOIN sizes s ON s.record = m.record
+            WHERE r.dataset = :d AND m.layer = 'judge' AND m.value IS NOT NULL AND instr(m.name, '._') = 0
+        ),
+        bounded AS (
+            SELECT name, sum(size) AS total FROM defined
+            GROUP BY name HAVING min(value) >= 0 AND max(value) <= 1
+        )
+        SELECT d.record, max(d.size * max(d.value, 1 - d.value) / b.total)
+        FROM defined d JOIN bounded b ON b.name = d.name GROUP BY d.record
+    """  # noqa: E501
+
+
+def OLD_impact_scores(db, dataset: str, rowids: list[int]) -> list[float]:
+    impact = dict(db.conn.execute(OLD_IMPACT_SQL, {"d": dataset}).fetchall())
+    return [impact.get(r, 0.0) for r in rowids]
+
+
+@pytest.fixture(scope="module")
+def two_datasets(tmp_path_factory, fixtures_dir):
+    """The generated rows and the FActScore fixture in one DB file: each dataset's
+    impact reads its own records only."""
+    folder = tmp_path_factory.mktemp("impact")
+    rng = random.Random(4242)
+    rows = [make_row(i, rng) for i in range(300)]
+    path = folder / "gen.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    db_path = folder / "both.ragreview.db"
+    quick("import", str(path), "--db", str(db_path), "--dataset", "gen")
+    facts = fixtures_dir / "factscore" / "factscore_labeled_ChatGPT.jsonl"
+    quick("import", str(facts), "--db", str(db_path), "--dataset", "fs")
+    return db_path
+
+
+@pytest.mark.parametrize("dataset", ["gen", "fs"])
+@pytest.mark.parametrize("seed", [0, 1, 9])
+def test_impact_draws_exactly_what_the_old_sql_gave(two_datasets, dataset: str, seed: int) -> None:
+    db = open_database(two_datasets)
+    rowids = [
+        r
+        for (r,) in db.conn.execute(
+            "SELECT rowid FROM records WHERE dataset = ? ORDER BY position, rowid", (dataset,)
+        )
+    ]
+    old_scores = OLD_impact_scores(db, dataset, rowids)
+    assert review_draws.scores(db, dataset, "impact", rowids) == old_scores  # bit for bit
+    weights = sampling.mixed_weights(old_scores, sampling.UNIFORM_SHARE)
+    tau, old = sampling.poisson_draw(weights, 25, seed)
+    new = review_draws.draw(db, dataset, "impact", 25, seed)
+    assert [(m.record, m.key, m.inclusion) for m in new.members] == [
+        (rowids[i], k, p) for i, k, p in old
+    ]
+    assert new.threshold == tau
+
+
+# -- the judge runs' strategies: their scoring as it was before the draws moved to
+# services/queue_draws (commit f2af56a), copied as the reference ------------------------
+
+
+def OLD_runs_scores(db, dataset: str, strategy: str, rowids: list[int]) -> list[float]:
+    from ragreview.core import queue_signals
+    from ragreview.store import run_layers
+
+    def items_across_runs(rows):
+        out: dict = {}
+        for record, _run, name, target, value, _lp in rows:
+            canonical = json.dumps(json.loads(value), sort_keys=True)
+            out.setdefault(record, {}).setdefault((name, target), []).append(canonical)
+        return out
+
+    if strategy == "uncertainty":
+        least_sure = db.conn.execute(
+            "SELECT l.record, min(l.logprob) FROM run_labels l JOIN records r "
+            "ON r.rowid = l.record WHERE r.dataset = ? AND l.logprob IS NOT NULL "
+            "GROUP BY l.record",
+            (dataset,),
+        ).fetchall()
+        if least_sure:
+            by_record = {record: [float(lp)] for record, lp in least_sure}
+            return [queue_signals.logprob_uncertainty(by_record.get(r, ())) for r in rowids]
+    rows = list(
+        db.conn.execute(
+            "SELECT l.record, l.run, l.name, l.target, l.value, l.logprob FROM run_labels l "
+            "JOIN records r ON r.rowid = l.record WHERE r.dataset = ?",
+            (dataset,),
+        )
+    )
+    items = items_across_runs(rows)
+    if strategy == "uncertainty":
+        return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]
+    split_sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.RUNS_DISAGREE}"
+    share = {
+        rowid: len(run_layers.disagreements(db, rowid)) / max(1, len(items.get(rowid, {})))
+        for (rowid,) in db.conn.execute(split_sql, (dataset,)).fetchall()
+    }
+    return [share.get(r, 0.0) for r in rowids]
+
+
+def _runs_db(folder, with_logprobs: bool):
+    """80 TRACe records, two judge runs that agree on most verdicts; with_logprobs: each
+    verdict with a log-probability (the uncertainty of the least sure one scores)."""
+    from ..cli.agreement_helpers import trace_record
+
+    rng = random.Random(99 if with_logprobs else 98)
+    path = folder / "runs.jsonl"
+    path.write_text("".join(json.dumps(trace_record(f"t{i:03d}")) + "\n" for i in range(80)))
+    quick("import", str(path))
+    db = open_database(folder / "runs.ragreview.db")
+    for run_id in ("r1", "r2"):
+        db.conn.execute(
+            "INSERT INTO judge_runs (id, dataset, model, task, started) "
+            "VALUES (?, 'runs', 'test', 'trace', '2026-01-01T00:00:00Z')",
+            (run_id,),
+        )
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
+    for rowid in rowids:
+        for name, target in (("supported", "a"), ("relevant", "0a")):
+            first = rng.random() < 0.7
+            for run_id in ("r1", "r2"):
+                value = first if run_id == "r1" or rng.random() < 0.8 else not first
+                logprob = math.log(rng.uniform(0.3, 1.0)) if with_logprobs else None
+                db.conn.execute(
+                    "INSERT INTO run_labels VALUES (?, ?, ?, ?, ?, ?)",
+                    (run_id, rowid, name, target, json.dumps(value), logprob),
+                )
+    db.conn.commit()
+    return db, rowids
+
+
+@pytest.mark.parametrize(
+    "strategy, with_logprobs",
+    [("uncertainty", True), ("uncertainty", False), ("runs-disagree", False)],
+)
+def test_runs_strategies_draw_exactly_what_they_did(tmp_path, strategy, with_logprobs) -> None:
+    db, rowids = _runs_db(tmp_path, with_logprobs)
+    old_scores = OLD_runs_scores(db, "runs", strategy, rowids)
+    assert review_draws.scores(db, "runs", strategy, rowids) == old_scores
+    assert len(set(old_scores)) >= 2  # the records differ: the draw is weighted
+    for seed in (0, 4):
+        weights = sampling.mixed_weights(old_scores, sampling.UNIFORM_SHARE)
+        tau, old = sampling.poisson_draw(weights, 10, seed)
+        new = review_draws.draw(db, "runs", strategy, 10, seed)
+        assert [(m.record, m.key, m.inclusion) for m in new.members] == [
+            (rowids[i], k, p) for i, k, p in old
+        ]
+        assert new.threshold == tau

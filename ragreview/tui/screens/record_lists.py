@@ -12,6 +12,7 @@ from textual.message import Message
 
 from ...core import where
 from ...core.errors import RagreviewError
+from ...services import queue_draws
 from ...store import browse, review_draws
 from .. import review_queue
 from .prompt import PromptScreen
@@ -129,7 +130,7 @@ class RecordLists(RecordScreen):
             if text.strip():
                 try:
                     strategy, n, seed = review_queue.parse(text)
-                    drawn = review_draws.draw(db, dataset, strategy, n, seed)
+                    drawn = queue_draws.draw(db, dataset, strategy, n, seed)
                 except RagreviewError as err:
                     self.notify(str(err), severity="error")
                     return
@@ -147,7 +148,9 @@ class RecordLists(RecordScreen):
 
         latest = review_draws.latest(db, dataset)
         last = f"{latest.strategy} {latest.n} {latest.seed}" if latest else "random 50 0"
-        hint = f"STRATEGY N [SEED]; strategies: {', '.join(review_draws.STRATEGIES)}; empty: the latest"
+        hint = (
+            f"STRATEGY N [SEED]; strategies: {', '.join(queue_draws.STRATEGIES)}; empty: the latest"
+        )
         self.app.push_screen(PromptScreen("Draw a review queue", last, hint), done)
 
     @work(thread=True, exclusive=True, group="search")

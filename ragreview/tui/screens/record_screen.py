@@ -23,7 +23,7 @@ from ..others import WATCH_EVERY_S, OtherReviewers
 from ..widgets.header import ReviewHeader
 from ..widgets.key_bar import KeyBar, StatusLine
 from ..widgets.metrics_panel import MetricsBox, MetricsPanel
-from ..widgets.record_list import HEAD, RecordList
+from ..widgets.record_list import RecordList
 from ..widgets.sentence_list import SentenceList
 from ..widgets.verdict_bar import VerdictBar
 from .help import HelpScreen
@@ -105,10 +105,7 @@ class RecordScreen(ReviewJobs):
         self.call_after_refresh(self._load_whole_list)
 
     def _load_whole_list(self) -> None:
-        if len(self.records.ids) >= HEAD:  # (a shorter head is already the whole list)
-            self.records.load()
-            if self.records.current is not None:
-                self.records.show(self.records.current)
+        self.records.load_rest()
         conflicted = browse.conflicted_count(self.review.db, self.review.dataset)
         if conflicted:
             self.notify(f"{conflicted} records have reviewer conflicts: 6 lists them")

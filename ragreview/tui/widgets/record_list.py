@@ -8,6 +8,7 @@ so 100,000 records cost one query and a few hundred kilobytes, never 100,000 wid
 from __future__ import annotations
 
 from array import array
+from functools import partial
 
 import sqlite_utils
 from rich.segment import Segment
@@ -77,8 +78,45 @@ class RecordList(ScrollView, can_focus=False):
         """Only the first rows of the list, for the first screen: reading every rowid is
         proportional to the dataset (a second at 300,000 records on a busy machine), and
         nothing that is should run before the first record is drawn (issue 27). The
-        screen calls ``load()`` for the whole list right after the first refresh."""
+        screen calls ``load_rest()`` for the whole list right after the first refresh."""
         self.load(ids=browse.rowids(self.db, self.dataset, self.filter, limit=HEAD))
+
+    def load_rest(self) -> None:
+        """The whole list after a ``load_head``: read in a thread on its own connection,
+        so the UI takes keys meanwhile (on the UI thread the read held every key for up
+        to a second at 300,000 records), then swapped in on the UI thread unless another
+        filter was loaded since. A list shorter than the head is already whole; a DB
+        with no file behind it (in memory) is read here."""
+        if len(self.ids) < HEAD:
+            return
+        path = browse.database_path(self.db)
+        if not path:
+            self._took_rest(self.filter, browse.rowids(self.db, self.dataset, self.filter))
+            return
+        read = partial(self._read_rest, path, self.filter)
+        self.run_worker(read, thread=True, exclusive=True, group="record-list")
+
+    def _read_rest(self, path: str, flt: ListFilter) -> None:
+        from ...store import open_database
+
+        db = open_database(path, read_only=True)  # never the UI thread's connection
+        try:
+            ids = browse.rowids(db, self.dataset, flt)
+        finally:
+            db.conn.close()
+        try:
+            self.app.call_from_thread(self._took_rest, flt, ids)
+        except RuntimeError:  # the app closed meanwhile: no list to complete
+            pass
+
+    def _took_rest(self, flt: ListFilter, ids: array) -> None:
+        if flt is not self.filter:
+            return  # another filter was loaded meanwhile: this list is not the shown one
+        scrolled = self.scroll_offset.y
+        self.load(ids=ids)
+        self.scroll_to(y=scrolled, animate=False)
+        if self.current is not None:
+            self.show(self.current)
 
     def index_of(self, rowid: int) -> int | None:
         if self._index is None:  # built lazily: most sessions only page forward

@@ -1,0 +1,107 @@
+"""Review queues (``ragreview queue``): weighted, seeded draws of records to review with
+each record's inclusion probability recorded (docs/estimate.md).
+
+A strategy scores every record of the dataset from signals that exist before any human
+looks (read by ``store.review_draws``); ``core.sampling`` turns the scores (mixed with a
+uniform share, so every record can be drawn) into a Poisson draw of expected size n, in
+draw order, which ``store.review_draws.save`` records. Already reviewed records can be
+drawn too: the draw is of the whole dataset, or the estimate could not weight it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..core import queue_signals, sampling
+from ..core.errors import RagreviewError
+from ..store import metric_rows, run_layers
+from ..store import review_draws as stored
+from ..store.review_draws import Draw
+
+if TYPE_CHECKING:  # sqlite_utils imports click: keep the import light
+    import sqlite_utils
+
+STRATEGIES = ("random", "uncertainty", "impact", "runs-disagree", "stored-mismatch")
+
+
+def _items_across_runs(rows: Sequence[tuple]) -> dict[int, dict[tuple[str, str], list[str]]]:
+    """Per record, per (label, target), the value each run gave (as canonical JSON)."""
+    out: dict[int, dict[tuple[str, str], list[str]]] = {}
+    for record, _run, name, target, value, _lp in rows:
+        canonical = json.dumps(json.loads(value), sort_keys=True)
+        out.setdefault(record, {}).setdefault((name, target), []).append(canonical)
+    return out
+
+
+def scores(
+    db: sqlite_utils.Database, dataset: str, strategy: str, rowids: list[int]
+) -> list[float]:
+    """One score per record (in ``rowids`` order); raises when the signal is missing."""
+    if strategy == "random":
+        return [1.0] * len(rowids)
+    if strategy == "impact":
+        impact = stored.read_impact(db, dataset)
+        return [impact.get(r, 0.0) for r in rowids]
+    if strategy == "stored-mismatch":
+        mismatch = stored.read_mismatch(db, dataset)
+        if mismatch is None:
+            raise RagreviewError(
+                f"no record of dataset {dataset!r} has a stored score to compare with its "
+                "recomputed one: --strategy stored-mismatch has nothing to go on"
+            )
+        return [mismatch.get(r, 0.0) for r in rowids]
+    if strategy not in ("uncertainty", "runs-disagree"):
+        raise RagreviewError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+    if strategy == "uncertainty":
+        # the least sure item is the one of lowest log-probability (1 − exp is monotone),
+        # so SQL's min per record gives logprob_uncertainty's value without the rows
+        least_sure = stored.read_least_logprobs(db, dataset)
+        if least_sure:
+            by_record = {record: [float(lp)] for record, lp in least_sure}
+            return [queue_signals.logprob_uncertainty(by_record.get(r, ())) for r in rowids]
+    rows = stored.read_run_labels(db, dataset)
+    runs = {row[1] for row in rows}
+    if strategy == "uncertainty":
+        if len(runs) >= 2:  # no log-probabilities: how much the runs' labels spread
+            items = _items_across_runs(rows)
+            return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]
+        raise RagreviewError(
+            f"dataset {dataset!r} has no judge log-probabilities and fewer than two judge "
+            "runs: --strategy uncertainty has nothing to go on (judge with an endpoint "
+            "that returns logprobs, or judge twice)"
+        )
+    if len(runs) < 2:
+        raise RagreviewError(
+            f"dataset {dataset!r} has {len(runs)} judge run{'s' if len(runs) != 1 else ''}: "
+            "--strategy runs-disagree needs at least two"
+        )
+    # the items the TUI marks ≈ (store.run_layers: an absent defaulted label counts as
+    # its default), as a share of the record's items
+    items = _items_across_runs(rows)
+    share = {
+        rowid: len(run_layers.disagreements(db, rowid)) / max(1, len(items.get(rowid, {})))
+        for rowid in stored.read_runs_split(db, dataset)
+    }
+    return [share.get(r, 0.0) for r in rowids]
+
+
+def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: int = 0) -> Draw:
+    """Draw and store a queue of expected size ``n`` (docs/estimate.md)."""
+    rowids = stored.read_rowids(db, dataset)
+    if n < 1:
+        raise RagreviewError(f"--n must be at least 1, got {n}")
+    if n > len(rowids):
+        raise RagreviewError(f"dataset {dataset!r} has only {len(rowids)} records; cannot draw {n}")
+    metric_rows.ensure(db, dataset)
+    got = scores(db, dataset, strategy, rowids)
+    if strategy != "random" and not any(s > 0 for s in got):
+        raise RagreviewError(
+            f"no record of dataset {dataset!r} has a {strategy} signal above 0: nothing to "
+            "weight the draw by (use --strategy random)"
+        )
+    share = 1.0 if strategy == "random" else sampling.UNIFORM_SHARE
+    weights = sampling.mixed_weight_array(got, share)  # (no list of 300,000 floats)
+    tau, drawn = sampling.poisson_draw(weights, n, seed)
+    return stored.save(db, dataset, strategy, n, seed, share, tau, rowids, weights, drawn)

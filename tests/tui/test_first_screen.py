@@ -1,0 +1,49 @@
+"""The first screen reads only the head of the list; the whole list comes from a worker
+thread right after (issue 27: nothing proportional to the dataset before the first
+record is drawn, and no second-long read on the UI thread after it)."""
+
+from __future__ import annotations
+
+from ragreview.tui.widgets.record_list import HEAD
+
+from ..cli.agreement_helpers import trace_record
+from .conftest import make_app, opened, write_records
+
+
+async def test_whole_list_arrives_after_the_head_in_list_order(tmp_path) -> None:
+    n = HEAD + 250
+    path = write_records(tmp_path, [trace_record(f"r{i:04d}") for i in range(n)])
+    o = opened(path)
+    app = make_app(o)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        first = screen.records.current
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        in_order = [r for (r,) in o.db.conn.execute("SELECT rowid FROM records ORDER BY position")]
+        assert list(screen.records.ids) == in_order and len(in_order) == n
+        assert screen.records.current == first == in_order[0]  # still the open record
+        # the records past the head are reachable: the last one opens
+        screen.open_record(in_order[-1])
+        await pilot.pause()
+        assert screen.review.stored.id == f"r{n - 1:04d}"
+        assert screen.records.neighbour(in_order[-1], -1) == in_order[-2]
+
+
+async def test_a_filter_loaded_before_the_whole_list_keeps_its_own_rows(tmp_path) -> None:
+    n = HEAD + 50
+    path = write_records(tmp_path, [trace_record(f"r{i:04d}") for i in range(n)])
+    o = opened(path)
+    app = make_app(o)
+    async with app.run_test(size=(100, 30)) as pilot:
+        records = app.screen.records
+        head_filter = records.filter
+        mine = records.ids[:3]
+        records.load(ids=mine)  # what a filter's own load does
+        # the whole list of the head's filter, arriving late, is the shown list's only
+        # while that filter is; a new filter object since means it is dropped
+        records.filter = type(head_filter)(text="x")
+        records._took_rest(head_filter, records.ids.__class__("q", range(n)))
+        assert list(records.ids) == list(mine)
+        await pilot.pause()
