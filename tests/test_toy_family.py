@@ -209,3 +209,36 @@ def _content(path: Path) -> dict[str, Any]:
         return out
     finally:
         conn.close()
+
+
+def test_a_defaulted_label_registered_after_the_store_counts_in_the_filters(
+    tmp_path: Path,
+) -> None:
+    """``ragreview.store`` is imported above, before this family exists: the disagreement
+    filter still reads its default (an absent ``toy_cited`` is False), so a human False
+    where the judge said nothing is agreement, and a human True is not."""
+    from ragreview.store import browse
+
+    cited = LabelSpec("toy_cited", "response", "bool", "toy", "cites", default=False)
+    family = Family(
+        "toy",
+        "Toy judge",
+        catalogue=(*TOY.catalogue, cited),
+        keys=TOY.keys,
+        item_labels={"response": ("toy_ok", "toy_cited")},
+        metrics=TOY.metrics,
+        compute=toy_metrics,
+        unclaimed=False,
+    )
+    families.register(family)
+    try:
+        with ragreview.open(toy_file(tmp_path)) as ds:
+            ds.label("t1", "toy_cited", "a", False, reviewer="tester")
+            ds.label("t2", "toy_cited", "a", True, reviewer="tester")
+            flt = browse.ListFilter(disagreement=True)
+            found = browse.rowids(ds.db, ds.name, flt)
+            ids = [ds.db.conn.execute("SELECT id FROM records WHERE rowid = ?", (r,)).fetchone()[0]
+                   for r in found]  # fmt: skip
+        assert ids == ["t2"]
+    finally:
+        families.unregister(family.name)

@@ -96,7 +96,7 @@ def queue(
             needed = [  # the rates' rule, as the header's (docs/estimate.md)
                 m["n_used"] + m["more_reviews"]
                 for name, m in block["metrics"].items()
-                if m["more_reviews"] is not None and name not in estimates.COUNTS
+                if m["more_reviews"] is not None and name not in estimates.counted()
             ]
             if not needed:
                 raise click.ClickException(

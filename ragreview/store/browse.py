@@ -82,17 +82,18 @@ def _defaults_sql() -> str:
     return "VALUES " + ", ".join(rows)
 
 
-_DEFAULTS = _defaults_sql()
+def disagrees_sql() -> str:
+    """A record disagrees when one of its human labels differs from the judge's value (or
+    from the catalogue default when the judge gave none). Built when asked, not at import,
+    so a family registered later (docs/contributing.md) counts too."""
+    return (
+        "EXISTS (SELECT 1 FROM human_labels h "
+        "LEFT JOIN judge_labels j ON j.record = h.record AND j.name = h.name "
+        "AND j.target = h.target "
+        f"LEFT JOIN ({_defaults_sql()}) d ON d.column1 = h.name "
+        "WHERE h.record = r.rowid AND h.value IS NOT coalesce(j.value, d.column2))"
+    )
 
-# A record disagrees when one of its human labels differs from the judge's value
-# (or from the catalogue default when the judge gave none).
-DISAGREES = (
-    "EXISTS (SELECT 1 FROM human_labels h "
-    "LEFT JOIN judge_labels j ON j.record = h.record AND j.name = h.name "
-    "AND j.target = h.target "
-    f"LEFT JOIN ({_DEFAULTS}) d ON d.column1 = h.name "
-    "WHERE h.record = r.rowid AND h.value IS NOT coalesce(j.value, d.column2))"
-)
 
 # Largest |effective - judge| over a record's stored metrics (table from the metrics work).
 DELTA = (
@@ -119,11 +120,11 @@ def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
         where.append(clause)
         params += more
     if flt.disagreement:
-        where.append(DISAGREES)
+        where.append(disagrees_sql())
     if flt.conflicts:
         where.append("r.rowid IN (SELECT record FROM merge_conflicts)")
     if flt.runs_disagree:
-        where.append(run_layers.RUNS_DISAGREE)
+        where.append(run_layers.runs_disagree_sql())
     if flt.sample:
         where.append(
             "r.rowid IN (SELECT record FROM sample_records WHERE sample = "
@@ -190,7 +191,7 @@ def rows(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, ListRow]:
             question if isinstance(question, str) else None,
         )  # fmt: skip
         for rowid, position, rid, status, task, note, disagrees, question in db.conn.execute(
-            f"SELECT r.rowid, r.position, r.id, r.status, r.task, r.note, {DISAGREES}, "
+            f"SELECT r.rowid, r.position, r.id, r.status, r.task, r.note, {disagrees_sql()}, "
             "substr(json_extract(r.data, '$.question'), 1, 200) "
             f"FROM records r WHERE r.rowid IN ({marks})",
             list(ids),
@@ -219,7 +220,7 @@ def disagreeing(db: sqlite_utils.Database, dataset: str) -> set[int]:
         r
         for (r,) in db.conn.execute(
             "SELECT DISTINCT h0.record FROM human_labels h0 JOIN records r ON r.rowid = h0.record "
-            f"WHERE r.dataset = ? AND {DISAGREES}",
+            f"WHERE r.dataset = ? AND {disagrees_sql()}",
             (dataset,),
         )
     }

@@ -126,7 +126,7 @@ def read_least_logprobs(db: sqlite_utils.Database, dataset: str) -> list[tuple[i
 
 def read_runs_split(db: sqlite_utils.Database, dataset: str) -> list[int]:
     """The records on which judge runs gave different values (``run_layers``)."""
-    sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.RUNS_DISAGREE}"
+    sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.runs_disagree_sql()}"
     return [rowid for (rowid,) in db.conn.execute(sql, (dataset,)).fetchall()]
 
 

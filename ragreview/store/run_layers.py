@@ -29,32 +29,41 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 
 SETTING = "judge.run"
 
-# (label with a default, a label of its family): giving the second covers the first
-_SIBLINGS = [
-    (name, other)
-    for name, spec in CATALOGUE.items()
-    if spec.default is not None
-    for other, o in CATALOGUE.items()
-    if o.family == spec.family
-]
-_SIBLINGS_SQL = "VALUES " + ", ".join(f"('{a}', '{b}')" for a, b in _SIBLINGS)
-_DEFAULTS_SQL = "VALUES " + ", ".join(
-    f"('{n}', '{dumps(s.default)}')" for n, s in CATALOGUE.items() if s.default is not None
-)
 
-# A record on which two runs give an item different values (an absent defaulted label
-# counting as its default where the run covers it). ``r`` is the records row.
-RUNS_DISAGREE = (
-    "(EXISTS (SELECT 1 FROM run_labels a JOIN run_labels b ON b.record = a.record "
-    "AND b.name = a.name AND b.target = a.target AND b.run > a.run "
-    "WHERE a.record = r.rowid AND b.value != a.value) "
-    "OR EXISTS (SELECT 1 FROM run_labels a "
-    f"JOIN ({_DEFAULTS_SQL}) d ON d.column1 = a.name AND a.value != d.column2 "
-    f"JOIN ({_SIBLINGS_SQL}) s ON s.column1 = a.name "
-    "JOIN run_labels b ON b.record = a.record AND b.run != a.run AND b.name = s.column2 "
-    "WHERE a.record = r.rowid AND NOT EXISTS (SELECT 1 FROM run_labels c "
-    "WHERE c.run = b.run AND c.record = a.record AND c.name = a.name AND c.target = a.target)))"
-)
+def _siblings() -> list[tuple[str, str]]:
+    """(label with a default, a label of its family): giving the second covers the first."""
+    return [
+        (name, other)
+        for name, spec in CATALOGUE.items()
+        if spec.default is not None
+        for other, o in CATALOGUE.items()
+        if o.family == spec.family
+    ]
+
+
+def _siblings_sql() -> str:
+    return "VALUES " + ", ".join(f"('{a}', '{b}')" for a, b in _siblings())
+
+
+def runs_disagree_sql() -> str:
+    """A record on which two runs give an item different values (an absent defaulted label
+    counting as its default where the run covers it). ``r`` is the records row. Built when
+    asked, not at import, so a family registered later (docs/contributing.md) counts too."""
+    defaults_sql = "VALUES " + ", ".join(
+        f"('{n}', '{dumps(s.default)}')" for n, s in CATALOGUE.items() if s.default is not None
+    )
+    return (
+        "(EXISTS (SELECT 1 FROM run_labels a JOIN run_labels b ON b.record = a.record "
+        "AND b.name = a.name AND b.target = a.target AND b.run > a.run "
+        "WHERE a.record = r.rowid AND b.value != a.value) "
+        "OR EXISTS (SELECT 1 FROM run_labels a "
+        f"JOIN ({defaults_sql}) d ON d.column1 = a.name AND a.value != d.column2 "
+        f"JOIN ({_siblings_sql()}) s ON s.column1 = a.name "
+        "JOIN run_labels b ON b.record = a.record AND b.run != a.run AND b.name = s.column2 "
+        "WHERE a.record = r.rowid AND NOT EXISTS (SELECT 1 FROM run_labels c "
+        "WHERE c.run = b.run AND c.record = a.record AND c.name = a.name "
+        "AND c.target = a.target)))"
+    )
 
 
 def import_run_id(dataset: str) -> str:
@@ -65,7 +74,7 @@ def import_run_id(dataset: str) -> str:
 def covered(names: Any) -> set[str]:
     """The label names a run covers on a record where it gave ``names``."""
     given = set(names)
-    return given | {a for a, b in _SIBLINGS if b in given}
+    return given | {a for a, b in _siblings() if b in given}
 
 
 # -- which run is active ------------------------------------------------------------
@@ -256,7 +265,7 @@ def materialise(db: sqlite_utils.Database, dataset: str) -> None:
             "DELETE FROM judge_labels WHERE record IN (SELECT record FROM run_labels "
             "WHERE run = ?1) AND (EXISTS (SELECT 1 FROM run_labels x WHERE x.run = ?1 "
             "AND x.record = judge_labels.record AND x.name = judge_labels.name) "
-            f"OR EXISTS (SELECT 1 FROM ({_SIBLINGS_SQL}) s JOIN run_labels x ON x.run = ?1 "
+            f"OR EXISTS (SELECT 1 FROM ({_siblings_sql()}) s JOIN run_labels x ON x.run = ?1 "
             "AND x.record = judge_labels.record AND x.name = s.column2 "
             "WHERE s.column1 = judge_labels.name))",
             (run_id,),

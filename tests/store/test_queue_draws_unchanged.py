@@ -292,7 +292,9 @@ def OLD_runs_scores(db, dataset: str, strategy: str, rowids: list[int]) -> list[
     items = items_across_runs(rows)
     if strategy == "uncertainty":
         return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]
-    split_sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.RUNS_DISAGREE}"
+    split_sql = (
+        f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.runs_disagree_sql()}"
+    )
     share = {
         rowid: len(run_layers.disagreements(db, rowid)) / max(1, len(items.get(rowid, {})))
         for (rowid,) in db.conn.execute(split_sql, (dataset,)).fetchall()

@@ -158,7 +158,7 @@ def test_rejudging_one_record_keeps_the_runs_below_it(judge_server, trace_db):
     }
     assert run_layers.disagreements(trace_db, layers["q0"]) == set()
     flagged = trace_db.conn.execute(
-        f"SELECT r.id FROM records r WHERE r.dataset = 'trace' AND {run_layers.RUNS_DISAGREE}"
+        f"SELECT r.id FROM records r WHERE r.dataset = 'trace' AND {run_layers.runs_disagree_sql()}"
     ).fetchall()
     assert flagged == [("q2",)]
     before = trace_db.conn.execute("SELECT * FROM judge_labels ORDER BY 1, 2, 3").fetchall()
