@@ -94,6 +94,9 @@ class Family:
     # its metrics read the record's parsed source row of this format (docs/formats.md
     # ``source``), which the importer keeps whole for them (``core.metrics.with_source``)
     source_format: str | None = None
+    # the judge task (``services/judge/tasks.py``) that ``ragreview judge --task auto``
+    # runs on its records; None: auto skips them
+    judge_task: str | None = None
 
     def owns_task(self, task: str | None) -> bool:
         """The one rule that says a record's task is of this family."""

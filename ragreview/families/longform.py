@@ -36,6 +36,7 @@ def _evidence(record: Record, labels: Layer) -> bool:
 FAMILY = Family(
     "longform",
     "FActScore / SAFE",
+    judge_task="facts",  # ragreview judge --task auto
     catalogue=(
         LabelSpec(
             "fact",

@@ -19,6 +19,7 @@ def _evidence(record: Record, labels: Layer) -> bool:
 FAMILY = Family(
     "mtrag",
     "MT-RAG",
+    judge_task="idk",  # ragreview judge --task auto
     catalogue=(
         LabelSpec(
             "idk",

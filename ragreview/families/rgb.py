@@ -34,6 +34,7 @@ def _script(name: str) -> Callable[[Record], bool]:
 FAMILY = Family(
     "rgb",
     "RGB",
+    judge_task="rgb",  # ragreview judge --task auto
     task_prefix="rgb",  # rgb-noise, rgb-negative, rgb-integration, rgb-counterfactual
     catalogue=(
         LabelSpec(

@@ -32,6 +32,7 @@ def _reasons(rec: Record, src: Any) -> Reasons:
 FAMILY = Family(
     "trace",
     "RAGBench / TRACe",
+    judge_task="trace",  # ragreview judge --task auto
     catalogue=(
         LabelSpec(
             "relevant",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from ...core import families
 from ...core.labels import FACT_LABELS, SUPPORT_TOKENS
 from ...core.record import Record, resolve_target
 
@@ -276,17 +277,14 @@ TASKS: dict[str, Task] = {
     "facts": Task("facts", ("fact",), _needs_facts, _parse_facts),
 }
 
-# `--task auto`: the task that fits a record's own `task` field.
-AUTO = {"trace": "trace", "mtrag": "idk", "longform": "facts"}
-
 
 def task_for(record: Record, requested: str) -> Task | None:
+    """The task to run on ``record``; ``auto``: the one its family declares
+    (``Family.judge_task``), None when it declares none."""
     if requested != "auto":
         return TASKS[requested]
-    kind = record.task or ""
-    if kind.startswith("rgb"):
-        return TASKS["rgb"]
-    name = AUTO.get(kind)
+    family = families.task_family(record.task)
+    name = family.judge_task if family is not None else None
     return TASKS[name] if name else None
 
 
