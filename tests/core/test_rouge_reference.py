@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
-from ragreview.core.metrics.mtrag import extractiveness
+from ragreview.core.metrics.mtrag import extractiveness, max_extractiveness
 from ragreview.core.metrics.rouge import lcs_length, rouge_l
 
 SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
@@ -113,6 +113,29 @@ TEXT = st.one_of(
 def test_random_strings_equal_the_references(prediction: str, target: str) -> None:
     assert rouge_l(prediction, target) == reference_rouge_l(prediction, target)
     assert extractiveness(prediction, target) == reference_extractiveness(prediction, target)
+
+
+def test_max_over_passages_equals_the_references_on_every_fixture_record() -> None:
+    """The metric's max over a record's passages (the prediction cleaned once, passages
+    kept across records) equals the reference's, record by record."""
+    records = 0
+    for folder in FIXTURE_DIRS[:2]:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line) if line.strip() else {}
+                passages = _texts(row.get("contexts") or [])
+                for prediction in _texts(row.get("predictions") or []) if passages else []:
+                    expected = max(reference_extractiveness(prediction, p) for p in passages)
+                    assert max_extractiveness(prediction, passages) == expected
+                    records += 1
+    assert records > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT, st.lists(TEXT, min_size=1, max_size=4))
+def test_max_over_random_passages_equals_the_references(prediction: str, passages) -> None:
+    expected = max(reference_extractiveness(prediction, p) for p in passages)
+    assert max_extractiveness(prediction, passages) == expected
 
 
 def test_lcs_hand_computed() -> None:

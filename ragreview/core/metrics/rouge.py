@@ -29,14 +29,21 @@ def lcs_length(a: list[str], b: list[str]) -> int:
     # and most commands never compute a ROUGE-L.
     from rapidfuzz.distance import LCSseq
 
-    ids = {token: i for i, token in enumerate(set(a).union(b))}
-    return int(LCSseq.similarity(list(map(ids.__getitem__, a)), list(map(ids.__getitem__, b))))
+    ids: dict[str, int] = {}
+    number = ids.setdefault  # a token's number: its first place among the distinct ones
+    return int(
+        LCSseq.similarity([number(t, len(ids)) for t in a], [number(t, len(ids)) for t in b])
+    )
 
 
 def rouge_l(prediction: str, target: str) -> float:
     """rouge_score's ``RougeScorer(["rougeL"]).score(target, prediction).fmeasure``."""
-    target_tokens = tokenize(target)
-    prediction_tokens = tokenize(prediction)
+    return rouge_l_tokens(tokenize(prediction), tokenize(target))
+
+
+def rouge_l_tokens(prediction_tokens: list[str], target_tokens: list[str]) -> float:
+    """``rouge_l`` of texts already tokenized (a text scored against many keeps its
+    tokens)."""
     if not target_tokens or not prediction_tokens:
         return 0.0
     lcs = lcs_length(target_tokens, prediction_tokens)
