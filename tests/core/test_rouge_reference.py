@@ -144,3 +144,22 @@ def test_lcs_hand_computed() -> None:
     assert lcs_length([], ["x"]) == 0
     # distinct tokens never match, even long ones sharing a prefix
     assert lcs_length(["token" * 20 + "1"], ["token" * 20 + "2"]) == 0
+
+
+def _dynamic_programme_lcs(a: list[str], b: list[str]) -> int:
+    """rouge_score's ``_lcs_table`` last cell, written out."""
+    rows = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                rows[i][j] = rows[i - 1][j - 1] + 1
+            else:
+                rows[i][j] = max(rows[i - 1][j], rows[i][j - 1])
+    return rows[-1][-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, max_size=30), st.lists(WORDS, max_size=30))
+def test_lcs_equals_the_dynamic_programme(a: list[str], b: list[str]) -> None:
+    """Tokens of one side missing on the other all become -1: they never match."""
+    assert lcs_length(a, b) == _dynamic_programme_lcs(a, b) == lcs_length(b, a)

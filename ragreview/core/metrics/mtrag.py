@@ -32,7 +32,7 @@ from ..labels import Layer
 from ..record import Record
 from .common import Values, source_record
 from .ragas import faithfulness
-from .rouge import rouge_l, rouge_l_tokens, tokenize
+from .rouge import numbered, rouge_l, rouge_l_numbered, tokenize
 
 LABELS = ("idk", "underspecified", "answerability", "rb_llm_rating")
 NO_ANSWER = ("UNANSWERABLE", "CONVERSATIONAL")
@@ -77,20 +77,21 @@ def max_extractiveness(prediction: str, passages: list[str]) -> float:
     tokens: list[str] | None = None
     best = 0.0
     for passage in passages:
-        target_joined, target_tokens = _cleaned_passage(passage)
+        target_joined, target = _cleaned_passage(passage)
         if target_joined in joined:
             return 1.0  # no ROUGE-L exceeds 1
         if tokens is None:
             tokens = tokenize(text)
-        best = max(best, rouge_l_tokens(tokens, target_tokens))
+        best = max(best, rouge_l_numbered(tokens, target))
     return best
 
 
 @lru_cache(maxsize=1_024)
-def _cleaned_passage(passage: str) -> tuple[str, list[str]]:
-    """A passage cleaned with spaces removed, and its ROUGE-L tokens (read only)."""
+def _cleaned_passage(passage: str) -> tuple[str, tuple[dict[str, int], list[int]]]:
+    """A passage cleaned with spaces removed, and its ROUGE-L tokens numbered (both
+    read only: they are shared)."""
     target = _clean(passage)
-    return target.replace(" ", ""), tokenize(target)
+    return target.replace(" ", ""), numbered(tokenize(target))
 
 
 def texts(record: Record) -> tuple[str | None, list[str], list[str]]:
