@@ -163,6 +163,7 @@ def reset() -> None:
     """Forget the loaded tokenizer (after ``nltk.data.path`` changed, e.g. in tests)."""
     _tokenizer.cache_clear()
     _spans.cache_clear()
+    keyed_document.cache_clear()
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -212,8 +213,10 @@ def split(text: str) -> list[str]:
     return [text[s:e] for s, e in spans(text)]
 
 
+@lru_cache(maxsize=1_024)
 def keyed_document(doc_index: int, text: str) -> tuple[tuple[str, str], ...]:
-    """``((\"0a\", sentence), (\"0b\", sentence), …)`` for document ``doc_index``."""
+    """``((\"0a\", sentence), (\"0b\", sentence), …)`` for document ``doc_index``
+    (kept for recent passages, as ``_spans``: the tuple is immutable, so shared)."""
     return tuple((doc_key(doc_index, i), s) for i, s in enumerate(split(text)))
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..core import metrics
 from ..core.gc_pause import gc_paused
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
@@ -87,7 +88,12 @@ def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False)
     ``hashed``, its hashes too (else the storing process computes them)."""
     rec = item.record
     data = dumps(rec.data)
-    values = metric_bulk.new_record_values(rec, item.judge, item.source, settings)
+    seen = rec
+    if rec.task == "mtrag" and isinstance(item.row, dict) and "source" not in rec.data:
+        # MT-RAG's metrics read the source object: the row the reader parsed it from,
+        # not a second parse of its text (one more JSON parse per record, issue 27)
+        seen = metrics.with_source(rec, item.row)
+    values = metric_bulk.new_record_values(seen, item.judge, item.source, settings)
     stored = None
     # (MT-RAG's metrics read the stored source text itself: kept whole)
     if item.row is not None and item.source is not None and rec.task != "mtrag":

@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import string
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
-from ragreview.core.metrics.mtrag import extractiveness, max_extractiveness
+from ragreview.core.metrics.mtrag import extractiveness, max_extractiveness, token_recall
 from ragreview.core.metrics.rouge import lcs_length, rouge_l
 
 SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
@@ -163,3 +165,28 @@ def _dynamic_programme_lcs(a: list[str], b: list[str]) -> int:
 def test_lcs_equals_the_dynamic_programme(a: list[str], b: list[str]) -> None:
     """Tokens of one side missing on the other all become -1: they never match."""
     assert lcs_length(a, b) == _dynamic_programme_lcs(a, b) == lcs_length(b, a)
+
+
+def reference_token_recall(prediction: str, target: str) -> float:
+    """IBM's run_algorithmic token recall (SQuAD-style normalisation, then the common
+    token count over the target's), written as the script does."""
+
+    def normalize(text: str) -> str:
+        text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+    prediction_tokens, target_tokens = normalize(prediction).split(), normalize(target).split()
+    common = Counter(prediction_tokens) & Counter(target_tokens)
+    same = sum(common.values())
+    return 0.0 if same == 0 else same / len(target_tokens)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT)
+def test_token_recall_equals_the_reference(prediction: str, target: str) -> None:
+    assert token_recall(prediction, target) == reference_token_recall(prediction, target)
+
+
+def test_token_recall_equals_the_reference_on_every_fixture_pair() -> None:
+    pairs = fixture_pairs()
+    assert [p for p in pairs if token_recall(*p) != reference_token_recall(*p)] == []

@@ -50,7 +50,10 @@ def normalize_text(text: str) -> str:
 def token_recall(prediction: str, target: str) -> float:
     prediction_tokens = normalize_text(prediction).split()
     target_tokens = normalize_text(target).split()
-    common = sum((Counter(prediction_tokens) & Counter(target_tokens)).values())
+    counts = Counter(prediction_tokens)
+    # sum((Counter(prediction) & Counter(target)).values()), without building the
+    # intersection: for each target word, the smaller of its two counts
+    common = sum(min(n, counts[w]) for w, n in Counter(target_tokens).items() if w in counts)
     if common == 0:
         return 0.0
     return common / len(target_tokens)
