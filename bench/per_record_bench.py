@@ -21,9 +21,14 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import orjson
-from import_bench import clean_up, generate, ragreview, ragreview_env, setup
+
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.import_bench import clean_up, generate, ragreview, ragreview_env, setup  # noqa: E402
 
 QUERY = (
     "SELECT r.rowid, r.id, m.layer, m.name, m.value FROM records r "
