@@ -43,13 +43,17 @@ _NON_WORD = re.compile(r"[^\w\s]")
 
 def normalize_text(text: str) -> str:
     """Lower, strip ASCII punctuation, drop a/an/the, collapse whitespace."""
-    text = text.lower().translate(_NO_PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
+    return " ".join(_normalized_words(text))
+
+
+def _normalized_words(text: str) -> list[str]:
+    """``normalize_text(text).split()``, without joining the words only to split them."""
+    return _ARTICLES.sub(" ", text.lower().translate(_NO_PUNCTUATION)).split()
 
 
 def token_recall(prediction: str, target: str) -> float:
-    prediction_tokens = normalize_text(prediction).split()
-    target_tokens = normalize_text(target).split()
+    prediction_tokens = _normalized_words(prediction)
+    target_tokens = _normalized_words(target)
     counts = Counter(prediction_tokens)
     # sum((Counter(prediction) & Counter(target)).values()), without building the
     # intersection: for each target word, the smaller of its two counts
