@@ -26,7 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from import_bench import REPO, clean_up, generate, ragreview, ragreview_env
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.import_bench import REPO, clean_up, generate, ragreview, ragreview_env  # noqa: E402
 
 sys.path.insert(0, str(REPO))
 

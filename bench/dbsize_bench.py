@@ -13,9 +13,13 @@ for every style) and ragreview's / the floor's.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from import_bench import STYLES, baseline, clean_up, generate, ragreview, setup
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.import_bench import STYLES, baseline, clean_up, generate, ragreview, setup  # noqa: E402
 
 
 def size(db: Path) -> int:

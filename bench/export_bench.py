@@ -27,8 +27,11 @@ import sys
 import time
 from pathlib import Path
 
-from agreement_bench import measured
-from import_bench import STYLES, baseline, clean_up, generate, ragreview, report, setup
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.agreement_bench import measured  # noqa: E402
+from bench.import_bench import STYLES, baseline, clean_up, generate, ragreview, report, setup  # noqa: E402
 
 
 def baseline_export(db_path: Path, out: Path) -> int:

@@ -21,7 +21,6 @@ memory of ragreview's processes together (main + worker, sampled from /proc) is 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sqlite3
@@ -34,6 +33,12 @@ import time
 from pathlib import Path
 
 import orjson
+
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import json_styles  # noqa: E402
+from bench.json_styles import STYLES  # noqa: E402  (one writer of the JSON styles)
 
 REPO = Path(__file__).resolve().parents[1]
 WORDS = (
@@ -99,28 +104,10 @@ def make_row(i: int, rng: random.Random) -> dict:
     }
 
 
-# How people write JSON Lines (benches report the worst): orjson's compact form,
-# ``json.dumps`` defaults (", " and ": ", \u escapes) and pandas' ``to_json(lines=True)``
-# (compact, \u escapes, "/" written as \/, its own float digits).
-STYLES = ("orjson", "json.dumps", "pandas")
-
-
 def generate(path: Path, n: int, style: str = "orjson") -> None:
+    """``n`` RAGBench-style rows (``make_row``, seeded) in one of ``json_styles.STYLES``."""
     rng = random.Random(2333)
-    with path.open("wb") as fh:
-        if style == "pandas":
-            import pandas
-
-            for start in range(0, n, 5_000):
-                rows = [make_row(i, rng) for i in range(start, min(n, start + 5_000))]
-                text = pandas.DataFrame(rows).to_json(orient="records", lines=True)
-                fh.write(text.encode() if text.endswith("\n") else text.encode() + b"\n")
-            return
-        for i in range(n):
-            row = make_row(i, rng)
-            fh.write(
-                orjson.dumps(row) + b"\n" if style == "orjson" else f"{json.dumps(row)}\n".encode()
-            )
+    json_styles.write(path, (make_row(i, rng) for i in range(n)), style)
 
 
 def baseline(path: Path, db_path: Path) -> int:

@@ -28,8 +28,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import json_styles
-from import_bench import clean_up, make_row, ragreview_env, setup
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import json_styles  # noqa: E402
+from bench.import_bench import clean_up, make_row, ragreview_env, setup  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "fixtures" / "mtrag" / "responses-10.jsonl"

@@ -21,7 +21,11 @@ from pathlib import Path
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
-from import_bench import clean_up, generate, report, setup, timed
+
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.import_bench import clean_up, generate, report, setup, timed  # noqa: E402
 
 ROW_GROUP = 10_000
 

@@ -17,10 +17,14 @@ import statistics
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-import json_styles
-from import_bench import clean_up, ragreview_env, setup
+# bench is a package (tests import it): run as a script, its parent must be on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import json_styles  # noqa: E402
+from bench.import_bench import clean_up, ragreview_env, setup  # noqa: E402
 
 
 def rows(n: int) -> Iterator[dict[str, Any]]:

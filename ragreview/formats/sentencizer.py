@@ -12,7 +12,12 @@ lies between sentences is whitespace only.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import os
 import re
+import sys
+import types
 from functools import lru_cache
 from typing import Any
 
@@ -48,13 +53,81 @@ _CJK_END = re.compile(r"[。｡！？]+[”’」』）)】》〉〕\"'\]]*")
 _BACKEND = {"name": ""}
 
 
-def _bundled_tokenizer() -> Any:
-    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+def _default_data_dirs() -> tuple[str, ...]:
+    """nltk.data's search path when nothing changed it (nltk/data.py, POSIX and Windows
+    lists together): where an installed punkt_tab model could be."""
+    return (
+        *(d for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d),
+        "~/nltk_data",
+        os.path.join(sys.prefix, "nltk_data"),
+        os.path.join(sys.prefix, "share", "nltk_data"),
+        os.path.join(sys.prefix, "lib", "nltk_data"),
+        os.path.join(os.environ.get("APPDATA", "C:\\"), "nltk_data"),
+        "/usr/share/nltk_data",
+        "/usr/local/share/nltk_data",
+        "/usr/lib/nltk_data",
+        "/usr/local/lib/nltk_data",
+        r"C:\nltk_data",
+        r"D:\nltk_data",
+        r"E:\nltk_data",
+    )
 
-    params = PunktParameters()
+
+def _punkt_module() -> Any:
+    """``nltk.tokenize.punkt``, without running ``nltk/__init__.py`` when nltk is not
+    loaded yet: that imports most of NLTK, scipy and scikit-learn (1-4 s, more than a
+    whole RAGBench import of 2,000 records), and Punkt needs none of it. The two parent
+    packages are stood in for while Punkt and its few helper modules load, then every
+    ``nltk`` entry leaves ``sys.modules`` again, so a later ``import nltk`` loads the
+    real package afresh (this Punkt module stays referenced here only)."""
+    if "nltk" in sys.modules:
+        from nltk.tokenize import punkt
+
+        return punkt
+    spec = importlib.util.find_spec("nltk")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("nltk")
+    root = list(spec.submodule_search_locations)[0]
+    for name, folder in (("nltk", root), ("nltk.tokenize", os.path.join(root, "tokenize"))):
+        stand_in = types.ModuleType(name)
+        stand_in.__path__ = [folder]
+        sys.modules[name] = stand_in
+    try:
+        return importlib.import_module("nltk.tokenize.punkt")
+    finally:
+        for name in [n for n in sys.modules if n == "nltk" or n.startswith("nltk.")]:
+            del sys.modules[name]
+
+
+def _model_may_be_installed() -> bool:
+    """Whether a punkt_tab model could be on ``nltk.data.path``: nltk's own answer
+    when nltk is loaded (a caller may have changed the path), else whether one of
+    nltk's default data folders holds ``tokenizers/punkt_tab`` (a folder or a zip)."""
+    if "nltk.data" in sys.modules:
+        return True
+    for folder in _default_data_dirs():
+        base = os.path.join(os.path.expanduser(folder), "tokenizers")
+        if os.path.exists(os.path.join(base, "punkt_tab")) or os.path.exists(
+            os.path.join(base, "punkt_tab.zip")
+        ):
+            return True
+    return False
+
+
+def _memoized(tokenizer: Any) -> Any:
+    """Punkt decides each candidate break from its short context alone ("word. Next"),
+    with fixed parameters: the same context always gives the same answer, and contexts
+    repeat a lot, so each is decided once (most of Punkt's time, issue 27)."""
+    tokenizer.text_contains_sentbreak = lru_cache(maxsize=16_384)(tokenizer.text_contains_sentbreak)
+    return tokenizer
+
+
+def _bundled_tokenizer() -> Any:
+    punkt = _punkt_module()
+    params = punkt.PunktParameters()
     params.abbrev_types = set(ABBREVIATIONS)
     params.sent_starters = set(SENTENCE_STARTERS)
-    return PunktSentenceTokenizer(params)
+    return _memoized(punkt.PunktSentenceTokenizer(params))
 
 
 @lru_cache(maxsize=1)
@@ -64,6 +137,9 @@ def _tokenizer() -> Any:
     Only ``nltk.data.find`` and the model's own files are consulted; ``nltk.download``
     is never called, so a missing model costs nothing but the fallback.
     """
+    if not _model_may_be_installed():
+        _BACKEND["name"] = "bundled"
+        return _bundled_tokenizer()
     import nltk.data
     from nltk.tokenize.punkt import PunktTokenizer
 
@@ -74,7 +150,7 @@ def _tokenizer() -> Any:
         _BACKEND["name"] = "bundled"
         return _bundled_tokenizer()
     _BACKEND["name"] = "punkt_tab"
-    return tokenizer
+    return _memoized(tokenizer)
 
 
 def backend() -> str:
@@ -86,6 +162,8 @@ def backend() -> str:
 def reset() -> None:
     """Forget the loaded tokenizer (after ``nltk.data.path`` changed, e.g. in tests)."""
     _tokenizer.cache_clear()
+    _spans.cache_clear()
+    keyed_document.cache_clear()
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -114,13 +192,20 @@ def spans(text: str) -> list[tuple[int, int]]:
     """
     if not text or text.isspace():
         return []
+    return list(_spans(text))
+
+
+@lru_cache(maxsize=1_024)
+def _spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Kept for texts seen lately: MT-RAG repeats a conversation's passages on each of
+    its turns (one record each), and a passage is the longest text Punkt splits."""
     out = []
     for start, end in _tokenizer().span_tokenize(text):
         for s, e in _cjk_split(text, start, end):
             s, e = _trim(text, s, e)
             if s < e:
                 out.append((s, e))
-    return out
+    return tuple(out)
 
 
 def split(text: str) -> list[str]:
@@ -128,8 +213,10 @@ def split(text: str) -> list[str]:
     return [text[s:e] for s, e in spans(text)]
 
 
+@lru_cache(maxsize=1_024)
 def keyed_document(doc_index: int, text: str) -> tuple[tuple[str, str], ...]:
-    """``((\"0a\", sentence), (\"0b\", sentence), …)`` for document ``doc_index``."""
+    """``((\"0a\", sentence), (\"0b\", sentence), …)`` for document ``doc_index``
+    (kept for recent passages, as ``_spans``: the tuple is immutable, so shared)."""
     return tuple((doc_key(doc_index, i), s) for i, s in enumerate(split(text)))
 
 

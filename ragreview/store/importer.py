@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..core import metrics
 from ..core.gc_pause import gc_paused
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
@@ -88,7 +89,12 @@ def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False)
     ``hashed``, its hashes too (else the storing process computes them)."""
     rec = item.record
     data = dumps(rec.data)
-    values = metric_bulk.new_record_values(rec, item.judge, item.source, settings)
+    seen = rec
+    if rec.task == "mtrag" and isinstance(item.row, dict) and "source" not in rec.data:
+        # MT-RAG's metrics read the source object: the row the reader parsed it from,
+        # not a second parse of its text (one more JSON parse per record, issue 27)
+        seen = metrics.with_source(rec, item.row)
+    values = metric_bulk.new_record_values(seen, item.judge, item.source, settings)
     stored = None
     # (MT-RAG's metrics read the stored source text itself: kept whole)
     if item.row is not None and item.source is not None and rec.task != "mtrag":
@@ -179,18 +185,18 @@ def import_records(
         known = _Known(conn, dataset)
         trusted = prepared_with is None or prepared_with == settings
         unreported = 0  # records stored since the last progress report (one per batch)
-        # id -> position of every record of this import. The readers give every record
-        # an id of its own; should one repeat anyway, the first stays (never a silent
-        # overwrite) and the caller reports the other from ``summary.repeated``.
-        stored: dict[str, int] = {}
+        # The readers give every record an id of its own; should one repeat anyway, the
+        # first stays (never a silent overwrite) and the caller reports the other from
+        # ``summary.repeated``.
+        stored = _Seen(conn)
         # (unchanged lines cost next to nothing: progress is told every 10 batches' worth)
         for entry in items:
             unreported += 1
             if isinstance(entry, Unchanged):  # a line stored before, byte for byte
-                if entry.id in stored:
-                    summary.repeated.append((entry.id, stored[entry.id], entry.position))
+                first = stored.first(entry.id, entry.position)
+                if first is not None:
+                    summary.repeated.append((entry.id, first, entry.position))
                     continue
-                stored[entry.id] = entry.position
                 summary.unchanged += 1
                 if entry.moved:
                     batch.positions.append((entry.position, entry.rowid))
@@ -199,10 +205,10 @@ def import_records(
                     prep, item = entry, None
                 else:
                     prep, item = prepare(entry, settings), entry
-                if prep.id in stored:
-                    summary.repeated.append((prep.id, stored[prep.id], prep.position))
+                first = stored.first(prep.id, prep.position)
+                if first is not None:
+                    summary.repeated.append((prep.id, first, prep.position))
                     continue
-                stored[prep.id] = prep.position
                 _store_one(batch, known, summary, prep, item, trusted)
             if batch.full() or unreported >= 10 * METRIC_BATCH:
                 batch.flush()
@@ -210,10 +216,41 @@ def import_records(
                     on_progress(unreported)
                 unreported = 0
         batch.flush()
+        stored.drop()
         run_layers.after_import(db, dataset)
         if on_progress is not None and unreported:
             on_progress(unreported)
     return summary
+
+
+class _Seen:
+    """The ids this import has come to, each with the position it first came at, in a
+    TEMP table (on disk, under the temp database's own small page cache): as a dict
+    they grew the import by ~10 MB per 100,000 records (issue 27's peak memory)."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS import_seen "
+            "(id TEXT PRIMARY KEY, position INTEGER) WITHOUT ROWID"
+        )
+        conn.execute("DELETE FROM temp.import_seen")
+
+    def first(self, rid: str, position: int) -> int | None:
+        """None the first time ``rid`` comes (noted at ``position``), else the position
+        it first came at."""
+        added = self._conn.execute(
+            "INSERT OR IGNORE INTO temp.import_seen VALUES (?, ?)", (rid, position)
+        ).rowcount
+        if added:
+            return None
+        row = self._conn.execute(
+            "SELECT position FROM temp.import_seen WHERE id = ?", (rid,)
+        ).fetchone()
+        return int(row[0])
+
+    def drop(self) -> None:
+        self._conn.execute("DROP TABLE temp.import_seen")
 
 
 def _upsert_dataset(
@@ -298,7 +335,9 @@ def _store_one(
                 refs,
             )
         )
-        known.records[prep.id] = (rowid, digest, "unreviewed")
+        # (not added to known.records: ``stored`` already keeps a later line with this
+        # id from coming here, and a map of every new id grew the import by ~25 MB
+        # per 100,000 records: issue 27's peak memory)
         summary.inserted += 1
         if prep.human or prep.reviewed or not trusted:
             item = item or _item(prep)
@@ -332,7 +371,6 @@ def _store_one(
                     rowid,
                 )
             )
-            known.records[prep.id] = (rowid, digest, new_status)
             summary.updated += 1
             summary.stale += new_status == "stale"
         item = item or _item(prep)

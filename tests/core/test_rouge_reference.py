@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import string
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
-from ragreview.core.metrics.mtrag import extractiveness
+from ragreview.core.metrics.mtrag import extractiveness, max_extractiveness, token_recall
 from ragreview.core.metrics.rouge import lcs_length, rouge_l
 
 SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
@@ -115,9 +117,76 @@ def test_random_strings_equal_the_references(prediction: str, target: str) -> No
     assert extractiveness(prediction, target) == reference_extractiveness(prediction, target)
 
 
+def test_max_over_passages_equals_the_references_on_every_fixture_record() -> None:
+    """The metric's max over a record's passages (the prediction cleaned once, passages
+    kept across records) equals the reference's, record by record."""
+    records = 0
+    for folder in FIXTURE_DIRS[:2]:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line) if line.strip() else {}
+                passages = _texts(row.get("contexts") or [])
+                for prediction in _texts(row.get("predictions") or []) if passages else []:
+                    expected = max(reference_extractiveness(prediction, p) for p in passages)
+                    assert max_extractiveness(prediction, passages) == expected
+                    records += 1
+    assert records > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT, st.lists(TEXT, min_size=1, max_size=4))
+def test_max_over_random_passages_equals_the_references(prediction: str, passages) -> None:
+    expected = max(reference_extractiveness(prediction, p) for p in passages)
+    assert max_extractiveness(prediction, passages) == expected
+
+
 def test_lcs_hand_computed() -> None:
     # "a b c b d a b" vs "b d c a b a": the textbook LCS is 4 (b c b a / b d a b)
     assert lcs_length("a b c b d a b".split(), "b d c a b a".split()) == 4
     assert lcs_length([], ["x"]) == 0
     # distinct tokens never match, even long ones sharing a prefix
     assert lcs_length(["token" * 20 + "1"], ["token" * 20 + "2"]) == 0
+
+
+def _dynamic_programme_lcs(a: list[str], b: list[str]) -> int:
+    """rouge_score's ``_lcs_table`` last cell, written out."""
+    rows = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                rows[i][j] = rows[i - 1][j - 1] + 1
+            else:
+                rows[i][j] = max(rows[i - 1][j], rows[i][j - 1])
+    return rows[-1][-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, max_size=30), st.lists(WORDS, max_size=30))
+def test_lcs_equals_the_dynamic_programme(a: list[str], b: list[str]) -> None:
+    """Tokens of one side missing on the other all become -1: they never match."""
+    assert lcs_length(a, b) == _dynamic_programme_lcs(a, b) == lcs_length(b, a)
+
+
+def reference_token_recall(prediction: str, target: str) -> float:
+    """IBM's run_algorithmic token recall (SQuAD-style normalisation, then the common
+    token count over the target's), written as the script does."""
+
+    def normalize(text: str) -> str:
+        text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+    prediction_tokens, target_tokens = normalize(prediction).split(), normalize(target).split()
+    common = Counter(prediction_tokens) & Counter(target_tokens)
+    same = sum(common.values())
+    return 0.0 if same == 0 else same / len(target_tokens)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT)
+def test_token_recall_equals_the_reference(prediction: str, target: str) -> None:
+    assert token_recall(prediction, target) == reference_token_recall(prediction, target)
+
+
+def test_token_recall_equals_the_reference_on_every_fixture_pair() -> None:
+    pairs = fixture_pairs()
+    assert [p for p in pairs if token_recall(*p) != reference_token_recall(*p)] == []

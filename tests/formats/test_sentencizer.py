@@ -251,3 +251,74 @@ def test_installed_punkt_tab_model_is_used_when_found(tmp_path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["punkt_tab", ["Zz. Dr.", "Who came.", "Ok."]]
+
+
+def test_splits_equal_plain_punkt_with_the_same_parameters() -> None:
+    """The memoised decisions and the kept splits change no split: nltk's own
+    PunktSentenceTokenizer with the bundled parameters, then the CJK and trim steps,
+    on random texts (each split twice, so the second comes from the caches)."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    params = PunktParameters()
+    params.abbrev_types = set(sentencizer.ABBREVIATIONS)
+    params.sent_starters = set(sentencizer.SENTENCE_STARTERS)
+    plain = PunktSentenceTokenizer(params)
+    rng = random.Random(27)
+    words = "Dr. Smith the U.S. e.g. etc. No. 5 3.14 said The He data. shows (a) Why? Yes! x end."
+    for _ in range(300):
+        text = " ".join(rng.choice(words.split()) for _ in range(rng.randint(0, 30)))
+        expected = [
+            (s, e)
+            for start, end in plain.span_tokenize(text)
+            for s, e in (sentencizer._trim(text, start, end),)
+            if s < e
+        ]
+        assert sentencizer.spans(text) == expected, text
+        assert sentencizer.spans(text) == expected, text
+
+
+def test_splitting_loads_no_nltk_package() -> None:
+    """Punkt loads without nltk/__init__ (which imports scipy and scikit-learn, seconds);
+    afterwards nltk is out of sys.modules, and a later ``import nltk`` gets the whole
+    package, working."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from ragreview.formats import sentencizer
+        first = sentencizer.split("Dr. Who came. It rained.")
+        loaded = sorted(m for m in ("nltk", "scipy", "sklearn") if m in sys.modules)
+        import nltk
+        from nltk.tokenize import sent_tokenize, punkt
+        assert nltk.tokenize.punkt is punkt and callable(nltk.word_tokenize)
+        print(sentencizer.backend(), first, loaded)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split(" ", 1)[0] in ("bundled", "punkt_tab")
+    assert out.stdout.strip().endswith("[]")
+
+
+def test_punkt_tab_under_nltk_data_is_found_without_nltk_loaded(tmp_path) -> None:
+    """The same model found through NLTK_DATA by a process that never imported nltk:
+    the cheap check of nltk's default folders sees it and defers to nltk.data.find."""
+    model = tmp_path / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+    model.mkdir(parents=True)
+    (model / "abbrev_types.txt").write_text("zz\n", encoding="utf-8")
+    for name in ("collocations.tab", "sent_starters.txt", "ortho_context.tab"):
+        (model / name).write_text("", encoding="utf-8")
+    code = (
+        "import json; from ragreview.formats import sentencizer; "
+        "print(json.dumps([sentencizer.backend(), sentencizer.split('Zz. Dr. Who came.')]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=subprocess_env(tmp_path, NLTK_DATA=str(tmp_path / "nltk_data")),
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["punkt_tab", ["Zz. Dr.", "Who came."]]

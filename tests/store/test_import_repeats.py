@@ -46,3 +46,19 @@ def test_the_import_command_reports_a_repeat_it_did_not_store(tmp_path) -> None:
         f"{path}:4: id: 'a' repeats (first on line 1): not imported"
     ]
     db.conn.close()
+
+
+def test_repeats_across_batches_and_imports_keep_the_first_position(tmp_path) -> None:
+    """The ids an import has seen live in a TEMP table, not a dict that grows with the
+    file (issue 27's peak memory): a repeat several batches later still names the first
+    position, each import starts afresh, and the table is gone afterwards."""
+    db = open_database(tmp_path / "t.ragreview.db")
+    n = 2 * importer.METRIC_BATCH + 5
+    items = [item(i, f"r{i}") for i in range(1, n + 1)] + [item(n + 1, "r3", "again")]
+    summary = importer.import_records(db, "ds", "ragreview", None, items)
+    assert (summary.inserted, summary.repeated) == (n, [("r3", 3, n + 1)])
+    again = importer.import_records(db, "ds", "ragreview", None, [item(7, "r3"), item(9, "r3")])
+    assert again.repeated == [("r3", 7, 9)]
+    temp = db.conn.execute("SELECT name FROM sqlite_temp_master WHERE type = 'table'").fetchall()
+    assert temp == []
+    db.conn.close()

@@ -25,31 +25,39 @@ import re
 import string
 from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..labels import Layer
 from ..record import Record
 from .common import Values, source_record
 from .ragas import faithfulness
-from .rouge import rouge_l
+from .rouge import numbered, rouge_l, rouge_l_numbered, tokenize
 
 LABELS = ("idk", "underspecified", "answerability", "rb_llm_rating")
 NO_ANSWER = ("UNANSWERABLE", "CONVERSATIONAL")
-_PUNCTUATION = set(string.punctuation)
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _NON_WORD = re.compile(r"[^\w\s]")
 
 
 def normalize_text(text: str) -> str:
     """Lower, strip ASCII punctuation, drop a/an/the, collapse whitespace."""
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
+    return " ".join(_normalized_words(text))
+
+
+def _normalized_words(text: str) -> list[str]:
+    """``normalize_text(text).split()``, without joining the words only to split them."""
+    return _ARTICLES.sub(" ", text.lower().translate(_NO_PUNCTUATION)).split()
 
 
 def token_recall(prediction: str, target: str) -> float:
-    prediction_tokens = normalize_text(prediction).split()
-    target_tokens = normalize_text(target).split()
-    common = sum((Counter(prediction_tokens) & Counter(target_tokens)).values())
+    prediction_tokens = _normalized_words(prediction)
+    target_tokens = _normalized_words(target)
+    counts = Counter(prediction_tokens)
+    # sum((Counter(prediction) & Counter(target)).values()), without building the
+    # intersection: for each target word, the smaller of its two counts
+    common = sum(min(n, counts[w]) for w, n in Counter(target_tokens).items() if w in counts)
     if common == 0:
         return 0.0
     return common / len(target_tokens)
@@ -64,10 +72,33 @@ def _clean(text: str) -> str:
 def extractiveness(prediction: str, passage: str) -> float:
     """Extractiveness_RougeL: 1 if the passage (spaces removed) is inside the prediction,
     else ROUGE-L of the cleaned texts."""
-    text, target = _clean(prediction), _clean(passage)
-    if target.replace(" ", "") in text.replace(" ", ""):
-        return 1.0
-    return rouge_l(text, target)
+    return max_extractiveness(prediction, [passage])
+
+
+def max_extractiveness(prediction: str, passages: list[str]) -> float:
+    """The largest ``extractiveness`` of the prediction over the passages (at least
+    one): the prediction is cleaned and tokenized once, each passage once per text
+    (a conversation's turns share their passages)."""
+    text = _clean(prediction)
+    joined = text.replace(" ", "")
+    tokens: list[str] | None = None
+    best = 0.0
+    for passage in passages:
+        target_joined, target = _cleaned_passage(passage)
+        if target_joined in joined:
+            return 1.0  # no ROUGE-L exceeds 1
+        if tokens is None:
+            tokens = tokenize(text)
+        best = max(best, rouge_l_numbered(tokens, target))
+    return best
+
+
+@lru_cache(maxsize=1_024)
+def _cleaned_passage(passage: str) -> tuple[str, tuple[dict[str, int], list[int]]]:
+    """A passage cleaned with spaces removed, and its ROUGE-L tokens numbered (both
+    read only: they are shared)."""
+    target = _clean(passage)
+    return target.replace(" ", ""), numbered(tokenize(target))
 
 
 def texts(record: Record) -> tuple[str | None, list[str], list[str]]:
@@ -150,9 +181,7 @@ def metrics(
     for name in ("mtrag.bertscore_p", "mtrag.bertscore_r", "mtrag.bert_k_prec"):
         out[name] = scores.get(name)
     out["mtrag.extractiveness"] = (
-        max(extractiveness(prediction, p) for p in passages)
-        if prediction is not None and passages
-        else None
+        max_extractiveness(prediction, passages) if prediction is not None and passages else None
     )
     out["mtrag.length"] = None if prediction is None else float(len(prediction))
 
