@@ -89,15 +89,17 @@ def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False)
     ``hashed``, its hashes too (else the storing process computes them)."""
     rec = item.record
     data = dumps(rec.data)
+    # a family whose metrics read the source row (MT-RAG's: core.metrics.source_format)
+    reads_source = metrics.source_format(rec) is not None
     seen = rec
-    if rec.task == "mtrag" and isinstance(item.row, dict) and "source" not in rec.data:
-        # MT-RAG's metrics read the source object: the row the reader parsed it from,
-        # not a second parse of its text (one more JSON parse per record, issue 27)
+    if reads_source and isinstance(item.row, dict) and "source" not in rec.data:
+        # its metrics see the row the reader parsed, not a second parse of its text (one
+        # more JSON parse per record, issue 27)
         seen = metrics.with_source(rec, item.row)
     values = metric_bulk.new_record_values(seen, item.judge, item.source, settings)
     stored = None
-    # (MT-RAG's metrics read the stored source text itself: kept whole)
-    if item.row is not None and item.source is not None and rec.task != "mtrag":
+    # (metrics that read the stored source text itself need it kept whole)
+    if item.row is not None and item.source is not None and not reads_source:
         stored = compact.compact(rec.data, item.row, item.source)
     source, hashes = item.source, None
     if hashed:

@@ -76,10 +76,8 @@ def test_a_record_with_one_field_set_comes_closest_to_its_format(adapter) -> Non
 OTHER_SENSES = {
     "store/settings.py": {"ragbench"},  # the TRACe variant (trace.variant)
     "store/metric_stats.py": {"ragbench"},  # the TRACe variant
-    "store/importer.py": {"mtrag"},  # a record's task
-    "store/metric_rows.py": {"mtrag"},  # a record's task
     "store/migrations.py": {"ragreview"},  # the migration registry's name
-    "services/judge/tasks.py": {"rgb", "mtrag"},  # judge tasks
+    "services/judge/tasks.py": {"rgb"},  # a judge task
     "tui/app.py": {"ragreview"},  # the window title
     "cli/__init__.py": {"ragreview"},  # the program name (--version)
     "cli/judge.py": {"rgb"},  # a judge task
