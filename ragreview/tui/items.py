@@ -33,9 +33,9 @@ DEEPEVAL_SECTIONS = {
     "context_statement": "node statements · Contextual Relevancy",
     "expected_sentence": "expected output · Contextual Recall",
 }
-# claim x chunk cells (RAGChecker) are listed under their claim, each naming its chunk
+# claim x chunk cells (RAGChecker) follow their claim: cursor stops drawn on its row
 CELL_OF = {"statement_chunk": "statement", "reference_statement_chunk": "reference_statement"}
-CELL_TEXT = 40  # characters of the chunk on a cell's row (one line at 80 columns; whole above)
+CELL_TEXT = 40  # characters of the chunk under the claim's strip (whole in the documents)
 
 
 @dataclass(frozen=True)
