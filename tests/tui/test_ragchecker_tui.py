@@ -215,3 +215,9 @@ async def test_a_40_by_20_result_mounts_a_row_per_claim_not_per_cell(tmp_path):
         await pilot.pause()
         assert human(o) == {}
         assert f"c{chunks - 1}:N" in text_of(view.row)
+        # a click on a cell's mark puts the column cursor there
+        lines = text_of(view.row).splitlines()
+        y = next(i for i, line in enumerate(lines) if " c5:" in line)
+        await pilot.click(view.row, offset=(lines[y].index(" c5:") + 2, y))
+        await pilot.pause()
+        assert view.item.key == f"r{claims}/c5"

@@ -21,6 +21,7 @@ from ..text import append, literal
 
 BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
 REASON_PREFIX = "judge ›"
+CELL_META = "ragreview-cell"  # style meta of a claim × chunk cell's mark: its column
 LETTERS = {"relevant": "R", "utilized": "U"}
 ENTAILMENT_LABELS = frozenset(
     ("answer2response", "response2answer", "retrieved2response", "retrieved2answer")
@@ -43,8 +44,9 @@ class ItemRow(Widget):
     }
 
     class Clicked(Message):
-        def __init__(self, row: ItemRow) -> None:
+        def __init__(self, row: ItemRow, column: int | None = None) -> None:
             self.row = row
+            self.column = column  # the claim × chunk cell clicked on, if any
             super().__init__()
 
     def __init__(
@@ -174,7 +176,10 @@ class ItemRow(Widget):
         here = self.get_component_rich_style("item-row--cell")
         body.append("\n")
         for c, (cell, marks) in enumerate(zip(self.cells, self.cell_marks, strict=True)):
-            style = self._mark_style(marks[0]) if marks else muted
+            # (the cell's column rides on its style: a click on it reads it back)
+            style = (self._mark_style(marks[0]) if marks else muted) + Style.from_meta(
+                {CELL_META: c}
+            )
             body.append("▸" if c == self.column else " ")
             glyphs = "".join(_glyph(m) for m in marks) or "?"
             append(
@@ -196,7 +201,8 @@ class ItemRow(Widget):
             append(body, why, muted)
 
     def on_click(self, event: events.Click) -> None:
-        self.post_message(self.Clicked(self))
+        column = event.style.meta.get(CELL_META)
+        self.post_message(self.Clicked(self, column if isinstance(column, int) else None))
 
 
 def _glyph(mark: Mark) -> str:

@@ -321,7 +321,8 @@ class SentenceList(VerticalScroll, can_focus=False):
             row.update_marks(review.marks(row.item), self._reasons(review, row.item))
 
     def on_item_row_clicked(self, message: ItemRow.Clicked) -> None:
-        self.move_to(message.row.index)
+        row, column = message.row, message.column
+        self.move_to(row.index if column is None else row.cell_indices[column])
 
 
 def _reason_block(
