@@ -14,6 +14,7 @@ import pytest
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ragreview.store import guidelines
 from ragreview.tui.widgets.item_row import ItemRow
 from ragreview.tui.widgets.metrics_panel import MetricsPanel
 
@@ -184,6 +185,9 @@ async def test_a_40_by_20_result_mounts_a_row_per_claim_not_per_cell(tmp_path):
     path = tmp_path / "checking_outputs.json"
     path.write_text(json.dumps({"results": [_big_result(claims, chunks)]}), encoding="utf-8")
     o = opened(path)
+    guidelines.store(
+        o.db, o.dataset, "- **R1**: a chunk that names another river contradicts.\n", None
+    )
     app = make_app(o)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -210,7 +214,16 @@ async def test_a_40_by_20_result_mounts_a_row_per_claim_not_per_cell(tmp_path):
         assert f"c{chunks - 1}:C" in shown and view.row.has_class("-disagree")
         # the chunk's text is shown literally, never as markup
         assert f"r{claims}/c{chunks - 1} C [bold red]chunk {chunks - 1}[/]" in shown, shown
-        # ^z takes the label back and the strip shows the judge's N again
+        # T names the rule the cell's correction applies: spelled out with the cell
+        await pilot.press("T")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "rule R1" in text_of(view.row)
+        # ^z takes the rule back, then the label: the strip shows the judge's N again
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert "rule R1" not in text_of(view.row)
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert human(o) == {}

@@ -77,7 +77,8 @@ class ItemRow(Widget):
         return len(self.cells) - 1
 
     def update_cell(self, column: int, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
-        relayout = column == self.column and reasons != self.cell_reasons[column]
+        # only the cell under the cursor is spelled out (its reasons and rule take lines)
+        relayout = column == self.column
         self.cell_marks[column] = marks
         self.cell_reasons[column] = reasons
         self._set_state_classes()
@@ -196,6 +197,9 @@ class ItemRow(Widget):
             body.append(_glyph(mark), self._mark_style(mark))
             body.append(" ")
         append(body, cell.text)
+        for mark in marks:  # the guideline rule the reviewer's value applies (T)
+            if mark.rule:
+                append(body, f"  rule {mark.rule}", self._mark_style(mark))
         for name, why in self.cell_reasons[self.column]:
             body.append(f"\n{REASON_PREFIX} {name}: ", muted)
             append(body, why, muted)
