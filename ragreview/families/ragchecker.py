@@ -8,7 +8,7 @@ from ..core.labels import ENTAILMENT, LabelSpec
 from ..core.metrics import ragchecker
 
 # one key per checker verdict, on a claim (its check against the other answer) or on
-# one of its claim x chunk cells listed under it (docs/tui.md)
+# one of its claim x chunk cells, a strip on the claim's row (docs/tui.md)
 _TARGETS = {
     "statement": "answer2response",
     "reference_statement": "response2answer",

@@ -83,6 +83,18 @@ ACTIONS: tuple[ReviewAction, ...] = (
         help="Move the cursor to the previous item; on the first one, show the record's top.",
     ),
     ReviewAction(
+        id="cell-left", keys="left", display="←", action="cell(-1)", namespace="nav",
+        title="Previous cell",
+        help="RAGChecker: the previous claim x chunk cell on the claim's row; from its "
+        "first cell, the claim itself.",
+    ),
+    ReviewAction(
+        id="cell-right", keys="right", display="→", action="cell(1)", namespace="nav",
+        title="Next cell",
+        help="RAGChecker: the next claim x chunk cell on the claim's row (from the claim: "
+        "its first cell).",
+    ),
+    ReviewAction(
         id="record-top", keys="home", display="Home", action="edge(False)", namespace="nav",
         title="Top of the record", help="Id line, question and conversation; cursor on the first item.",
     ),

@@ -33,9 +33,9 @@ DEEPEVAL_SECTIONS = {
     "context_statement": "node statements · Contextual Relevancy",
     "expected_sentence": "expected output · Contextual Recall",
 }
-# claim x chunk cells (RAGChecker) are listed under their claim, each naming its chunk
+# claim x chunk cells (RAGChecker) follow their claim: cursor stops drawn on its row
 CELL_OF = {"statement_chunk": "statement", "reference_statement_chunk": "reference_statement"}
-CELL_TEXT = 40  # characters of the chunk on a cell's row (one line at 80 columns; whole above)
+CELL_TEXT = 40  # characters of the chunk under the claim's strip (whole in the documents)
 
 
 @dataclass(frozen=True)
@@ -90,13 +90,18 @@ def items_of(rec: Record, first: tuple[str, ...] = (), cells: bool = False) -> l
 
 def _claims_and_cells(rec: Record) -> list[Item]:
     out = []
+    # each chunk's start once: Document.text joins its sentences on every call
+    chunks = [_cut(doc.text) for doc in rec.documents]
     for kind, claims, section in (
         ("statement", rec.statements, "response claims"),
         ("reference_statement", rec.reference_statements, "ground-truth claims"),
     ):
         for key, text in claims:
             out.append(Item(kind, key, text, section))
-            for c, doc in enumerate(rec.documents):
-                chunk = doc.text if len(doc.text) <= CELL_TEXT else doc.text[: CELL_TEXT - 1] + "…"
+            for c, chunk in enumerate(chunks):
                 out.append(Item(f"{kind}_chunk", cell_key(key, c), chunk, section))
     return out
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= CELL_TEXT else text[: CELL_TEXT - 1] + "…"

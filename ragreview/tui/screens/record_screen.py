@@ -241,6 +241,10 @@ class RecordScreen(ReviewJobs):
     def action_cursor(self, step: int) -> None:
         self.sentences.step(step)
 
+    def action_cell(self, step: int) -> None:
+        if not self.sentences.step_cell(step):
+            self.notify("← →: no claim × chunk cells on this row (RAGChecker claims)")
+
     def action_edge(self, end: bool) -> None:
         self.sentences.edge(end)
 
@@ -305,9 +309,9 @@ class RecordScreen(ReviewJobs):
     def action_next_disagreement(self) -> None:
         if self.review.stored is None or self._blind_refuses("next disagreement"):
             return
-        rows = self.sentences.rows
-        for index in range(self.sentences.cursor + 1, len(rows)):
-            if self.review.item_disagrees(rows[index].item):
+        items = self.sentences.items
+        for index in range(self.sentences.cursor + 1, len(items)):
+            if self.review.item_disagrees(items[index]):
                 self.sentences.move_to(index)
                 return
         current = self.review.rowid
@@ -334,7 +338,7 @@ class RecordScreen(ReviewJobs):
             self.notify(f"nothing to {word}")
             return
         if self.review.stored is not None and rowid == self.review.rowid:
-            if [row.item for row in self.sentences.rows] != self.review.items:
+            if self.sentences.items != self.review.items:
                 self._rebuild()  # a fact/statement edit was undone or redone
             else:
                 self.refresh_record(rows=True)

@@ -9,148 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.style import Style
-from rich.table import Table
 from rich.text import Text
-from textual import events
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...core.labels import ENTAILMENT
 from ...core.record import Turn
-from ..items import Item
-from ..model import Mark, Review
+from ..items import CELL_OF, Item
+from ..model import Review
 from ..text import append, literal
+from .item_row import REASON_PREFIX, ItemRow
 
-BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
-REASON_PREFIX = "judge ›"
-LETTERS = {"relevant": "R", "utilized": "U"}
-ENTAILMENT_LABELS = frozenset(
-    ("answer2response", "response2answer", "retrieved2response", "retrieved2answer")
-)
-
-
-class ItemRow(Widget):
-    """One cursor stop: key, label marks, text."""
-
-    COMPONENT_CLASSES = {
-        "item-row--key",
-        "item-row--judge",
-        "item-row--human",
-        "item-row--override",
-        "item-row--off",
-        "item-row--keys",
-    }
-
-    class Clicked(Message):
-        def __init__(self, row: ItemRow) -> None:
-            self.row = row
-            super().__init__()
-
-    def __init__(
-        self, index: int, item: Item, marks: list[Mark], reasons: list[tuple[str, str]]
-    ) -> None:
-        super().__init__(classes=f"-{item.kind}")
-        self.index = index
-        self.item = item
-        self.marks = marks
-        self.reasons = reasons  # the judge's (label, reason) shown under the text
-        self._set_state_classes()
-
-    def update_marks(self, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
-        relayout = (
-            self.item.kind == "response"
-            or reasons != self.reasons
-            or [m.rule for m in marks] != [m.rule for m in self.marks]
-        )
-        self.marks = marks
-        self.reasons = reasons
-        self._set_state_classes()
-        # Only supporting keys, reasons and rules change the row's height; skip relayout
-        # otherwise.
-        self.refresh(layout=relayout)
-
-    def _set_state_classes(self) -> None:
-        by_name = {m.name: m for m in self.marks}
-        rel, util = by_name.get("relevant"), by_name.get("utilized")
-        sup = by_name.get("supported") or by_name.get("statement") or by_name.get("attributed")
-        state = {
-            "-relevant": bool(rel and rel.value),
-            "-utilized": bool(util and util.value),
-            "-unsupported": bool(sup and sup.value is False),
-            "-overridden": any(m.human for m in self.marks),
-            "-disagree": any(m.disagrees for m in self.marks),
-        }
-        # One style update per change: restyling a row costs milliseconds, once per class.
-        add = [c for c, on in state.items() if on and not self.has_class(c)]
-        remove = [c for c, on in state.items() if not on and self.has_class(c)]
-        if remove:
-            self.remove_class(*remove, update=not add)
-        if add:
-            self.add_class(*add)
-
-    def _mark_style(self, mark: Mark) -> Style:
-        if mark.disagrees:
-            return self.get_component_rich_style("item-row--override")
-        if mark.human:
-            return self.get_component_rich_style("item-row--human")
-        if mark.value in (False, None):
-            return self.get_component_rich_style("item-row--off")
-        return self.get_component_rich_style("item-row--judge")
-
-    def render(self) -> Table:
-        # Two columns so wrapped sentence text hangs under itself, not under the marks.
-        head = Text(no_wrap=True)
-        # ≠ the reviewer overrode the judge here; ≈ two judge runs differ here
-        runs = any(m.runs_disagree for m in self.marks)
-        head.append("≠" if self.has_class("-disagree") else "≈" if runs else " ")
-        head.append(f"{self.item.key:>3} ", self.get_component_rich_style("item-row--key"))
-        keys: list[str] | None = None
-        support: Mark | None = None
-        for mark in self.marks:
-            if mark.name == "support_keys":
-                support = mark
-                keys = mark.value if isinstance(mark.value, list) else None
-                continue
-            head.append(_glyph(mark), self._mark_style(mark))
-            head.append(" ")
-        body = literal(self.item.text)
-        muted = self.get_component_rich_style("item-row--keys")
-        if keys and support is not None:
-            append(body, "  ← " + " ".join(keys), muted + self._mark_style(support))
-        if self.item.extra:
-            append(body, f"  (from {self.item.extra})", muted)
-        ruled = [m for m in self.marks if m.rule]
-        for mark in ruled:  # the guideline rule the reviewer's value applies (T)
-            named = f" ({mark.name})" if len(self.marks) > 1 else ""
-            append(body, f"  rule {mark.rule}{named}", self._mark_style(mark))
-        for name, why in self.reasons:
-            body.append(f"\n{REASON_PREFIX} {name}: ", muted)
-            append(body, why, muted)
-        grid = Table.grid(expand=True)
-        grid.add_column(no_wrap=True, width=head.cell_len)
-        grid.add_column(ratio=1, overflow="fold")
-        grid.add_row(head, body)
-        return grid
-
-    def on_click(self, event: events.Click) -> None:
-        self.post_message(self.Clicked(self))
-
-
-def _glyph(mark: Mark) -> str:
-    if mark.name in LETTERS:
-        return LETTERS[mark.name] if mark.value else "·"
-    if mark.name == "context_useful":  # no default: "no verdict" differs from "not useful"
-        return {True: "C", False: "·"}.get(mark.value, "?")
-    if mark.name.startswith("deepeval_"):  # DeepEval's yes / no / idk verdicts
-        return {"yes": "✓", "no": "✗", "idk": "~"}.get(mark.value, "?")
-    if mark.name == "fact":
-        return f"{mark.value or '?':<2}"
-    if mark.name in ENTAILMENT_LABELS:  # RAGChecker: E / N / C
-        return mark.value[0] if mark.value in ENTAILMENT else "?"
-    return BOOL_GLYPH.get(mark.value, "?")
+__all__ = ["ItemRow", "SentenceList"]
 
 
 def _info(stored) -> Text:
@@ -190,6 +60,9 @@ class SentenceList(VerticalScroll, can_focus=False):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.rows: list[ItemRow] = []
+        self.items: list[Item] = []  # the review's items as drawn; ``cursor`` indexes them
+        # per item: the row it is drawn on and its cell column there (None: the row's own)
+        self._place: list[tuple[ItemRow, int | None]] = []
         self.cursor = 0
         self.show_reasons = True
         self.unfold_turns = False  # earlier conversation turns: one line each until `o`
@@ -225,6 +98,8 @@ class SentenceList(VerticalScroll, can_focus=False):
         self._placed: set[str] = set()
         self._section: str | None = None
         self.rows = []
+        self._place = []
+        self.items = list(review.items)
         split = len(review.items)
         if judged_first:
             split = next((i for i, it in enumerate(review.items) if it.kind != "response"), split)
@@ -252,14 +127,16 @@ class SentenceList(VerticalScroll, can_focus=False):
         if not self.rows:
             widgets.append(Static(Text("(no keyed sentences in this record)"), classes="heading"))
         self.fill_record_reasons(review)
-        self.cursor = min(cursor, max(0, len(self.rows) - 1))
+        self.cursor = min(cursor, max(0, len(self.items) - 1))
         if self.rows:
-            self.rows[self.cursor].add_class("-cursor")
+            row, column = self._place[self.cursor]
+            row.add_class("-cursor")
+            row.column = column
         self.remove_children()
         self.mount_all(widgets)
         self.scroll_home(animate=False)
         # a cursor on an item no key labels (an MT-RAG response) need not be revealed
-        self.reveal = bool(self.rows) and review.labelled(self.rows[self.cursor].item)
+        self.reveal = bool(self.rows) and review.labelled(self.items[self.cursor])
         self.call_after_refresh(self._reveal_cursor_from_top)
 
     def _item_widgets(self, review: Review, start: int, stop: int) -> list[Widget]:
@@ -267,6 +144,12 @@ class SentenceList(VerticalScroll, can_focus=False):
         widgets: list[Widget] = []
         for i in range(start, stop):
             item = review.items[i]
+            claim = self.rows[-1] if self.rows else None
+            if claim is not None and CELL_OF.get(item.kind) == claim.item.kind:
+                # a claim × chunk cell: a mark on its claim's row, not a row of its own
+                marks, reasons = review.marks(item), self._reasons(review, item)
+                self._place.append((claim, claim.add_cell(i, item, marks, reasons)))
+                continue
             if item.section != self._section:
                 self._section = item.section
                 widgets.append(Static(literal(item.section), classes="heading"))
@@ -277,6 +160,7 @@ class SentenceList(VerticalScroll, can_focus=False):
                     widgets.append(block)
             row = ItemRow(i, item, review.marks(item), self._reasons(review, item))
             self.rows.append(row)
+            self._place.append((row, None))
             widgets.append(row)
         return widgets
 
@@ -327,31 +211,61 @@ class SentenceList(VerticalScroll, can_focus=False):
 
     @property
     def item(self) -> Item | None:
-        return self.rows[self.cursor].item if self.rows else None
+        return self.items[self.cursor] if self.items else None
+
+    @property
+    def row(self) -> ItemRow | None:
+        """The row the cursor is on (a cell's cursor is on its claim's row)."""
+        return self._place[self.cursor][0] if self.items else None
 
     def move_to(self, index: int, *, scroll: bool = True) -> None:
-        if not self.rows:
+        """Cursor on item ``index`` (an index of ``items``: a cell is a column of its row)."""
+        if not self.items:
             return
-        index = max(0, min(index, len(self.rows) - 1))
-        self.rows[self.cursor].remove_class("-cursor")
+        index = max(0, min(index, len(self.items) - 1))
+        old = self._place[self.cursor][0]
+        row, column = self._place[index]
+        if old is not row:
+            old.remove_class("-cursor")
+            old.set_column(None)
+            row.add_class("-cursor")
+        row.set_column(column)
         self.cursor = index
-        self.rows[index].add_class("-cursor")
         if scroll:
             self._scroll_to_cursor()
 
     def step(self, delta: int) -> None:
-        """``j``/``k``: next or previous item; before the first item, the record's top."""
-        if delta < 0 and self.cursor == 0:
+        """``j``/``k``: next or previous row, on a claim × chunk grid in the same column;
+        before the first row, the record's top."""
+        if not self.items:
+            return
+        row, column = self._place[self.cursor]
+        at = self.rows.index(row)
+        if delta < 0 and at == 0:
             self.scroll_home(animate=False)
             return
-        self.move_to(self.cursor + delta)
-        if self.cursor == 0:
+        target = self.rows[max(0, min(at + delta, len(self.rows) - 1))]
+        if column is not None and target.cells:
+            self.move_to(target.cell_indices[min(column, len(target.cells) - 1)])
+        else:
+            self.move_to(target.index)
+        if target is self.rows[0]:
             self.scroll_home(animate=False)  # nothing above the first item stays hidden
+
+    def step_cell(self, delta: int) -> bool:
+        """``←``/``→``: the previous / next cell of the claim's row (left of the first
+        cell: the claim). False where the row has no cells."""
+        row, column = self._place[self.cursor] if self.items else (None, None)
+        if row is None or not row.cells:
+            return False
+        at = max(-1, min((-1 if column is None else column) + delta, len(row.cells) - 1))
+        self.move_to(row.index if at < 0 else row.cell_indices[at])
+        return True
 
     def edge(self, end: bool) -> None:
         """Home / End: the top (id, question, conversation) or bottom of the record."""
-        if self.rows:
-            self.move_to(len(self.rows) - 1 if end else 0, scroll=False)
+        if self.items:
+            self.move_to(len(self.items) - 1 if end else 0, scroll=False)
         if end:
             self.scroll_end(animate=False)
         else:
@@ -366,19 +280,19 @@ class SentenceList(VerticalScroll, can_focus=False):
             if row.virtual_region.y >= target:
                 self.move_to(row.index, scroll=False)
                 return
-        if self.rows:
-            self.move_to(len(self.rows) - 1, scroll=False)
+        if self.items:
+            self.move_to(len(self.items) - 1, scroll=False)
 
     def _scroll_to_cursor(self) -> None:
-        if self.rows:
-            self.scroll_to_widget(self.rows[self.cursor], animate=False)
+        if self.row is not None:
+            self.scroll_to_widget(self.row, animate=False)
 
     def _reveal_cursor_from_top(self) -> None:
         """On opening: keep the top in view if the cursor fits below it; else scroll so
         a whole widget (never half a question) starts the view."""
-        if not self.rows or not self.reveal:
+        if self.row is None or not self.reveal:
             return
-        row = self.rows[self.cursor].virtual_region
+        row = self.row.virtual_region
         height = self.scrollable_content_region.height
         if row.bottom <= height:
             return
@@ -392,13 +306,23 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.refresh_marks(review)
 
     def refresh_marks(self, review: Review, index: int | None = None) -> None:
-        """Redraw one row's marks (or all) from the review's committed labels."""
-        targets = self.rows if index is None else [self.rows[index]]
-        for row in targets:
+        """Redraw one item's marks (or all) from the review's committed labels."""
+        if index is not None:
+            row, column = self._place[index]
+            item = self.items[index]
+            if column is not None:
+                row.update_cell(column, review.marks(item), self._reasons(review, item))
+            else:
+                row.update_marks(review.marks(item), self._reasons(review, item))
+            return
+        for row in self.rows:
+            for c, cell in enumerate(row.cells):
+                row.update_cell(c, review.marks(cell), self._reasons(review, cell))
             row.update_marks(review.marks(row.item), self._reasons(review, row.item))
 
     def on_item_row_clicked(self, message: ItemRow.Clicked) -> None:
-        self.move_to(message.row.index)
+        row, column = message.row, message.column
+        self.move_to(row.index if column is None else row.cell_indices[column])
 
 
 def _reason_block(

@@ -1,0 +1,223 @@
+"""One row of the record view: an item's key, label marks and text, and on a
+RAGChecker claim its claim × chunk cells with a column cursor.
+
+Record text is untrusted: the row is built from ``rich.text.Text`` objects, never
+from markup strings.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
+
+from ...core.labels import ENTAILMENT
+from ..items import Item
+from ..model import Mark
+from ..text import append, literal
+
+BOOL_GLYPH = {True: "✓", False: "✗", None: "?"}
+REASON_PREFIX = "judge ›"
+CELL_META = "ragreview-cell"  # style meta of a claim × chunk cell's mark: its column
+LETTERS = {"relevant": "R", "utilized": "U"}
+ENTAILMENT_LABELS = frozenset(
+    ("answer2response", "response2answer", "retrieved2response", "retrieved2answer")
+)
+
+
+class ItemRow(Widget):
+    """One row: key, label marks, text. A RAGChecker claim's row also carries its
+    claim × chunk cells as a strip of marks (``c0:E c1:N …``) with a column cursor:
+    one widget per claim, not per cell (a 40 × 20 result would mount 1,600 rows)."""
+
+    COMPONENT_CLASSES = {
+        "item-row--key",
+        "item-row--judge",
+        "item-row--human",
+        "item-row--override",
+        "item-row--off",
+        "item-row--keys",
+        "item-row--cell",
+    }
+
+    class Clicked(Message):
+        def __init__(self, row: ItemRow, column: int | None = None) -> None:
+            self.row = row
+            self.column = column  # the claim × chunk cell clicked on, if any
+            super().__init__()
+
+    def __init__(
+        self, index: int, item: Item, marks: list[Mark], reasons: list[tuple[str, str]]
+    ) -> None:
+        super().__init__(classes=f"-{item.kind}")
+        self.index = index
+        self.item = item
+        self.marks = marks
+        self.reasons = reasons  # the judge's (label, reason) shown under the text
+        # a claim's cells (RAGChecker), their item indices, marks and reasons
+        self.cells: list[Item] = []
+        self.cell_indices: list[int] = []
+        self.cell_marks: list[list[Mark]] = []
+        self.cell_reasons: list[list[tuple[str, str]]] = []
+        self.column: int | None = None  # the cell under the cursor; None: the claim
+        self._set_state_classes()
+
+    def add_cell(
+        self, index: int, item: Item, marks: list[Mark], reasons: list[tuple[str, str]]
+    ) -> int:
+        """Carry one more claim × chunk cell (before mounting); its column."""
+        self.cells.append(item)
+        self.cell_indices.append(index)
+        self.cell_marks.append(marks)
+        self.cell_reasons.append(reasons)
+        self._set_state_classes()
+        return len(self.cells) - 1
+
+    def update_cell(self, column: int, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
+        # only the cell under the cursor is spelled out (its reasons and rule take lines)
+        relayout = column == self.column
+        self.cell_marks[column] = marks
+        self.cell_reasons[column] = reasons
+        self._set_state_classes()
+        self.refresh(layout=relayout)
+
+    def set_column(self, column: int | None) -> None:
+        """Put the column cursor on cell ``column`` (None: on the claim)."""
+        if column != self.column:
+            self.column = column
+            self.refresh(layout=True)  # the cell's line under the strip comes or goes
+
+    def update_marks(self, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
+        relayout = (
+            self.item.kind == "response"
+            or reasons != self.reasons
+            or [m.rule for m in marks] != [m.rule for m in self.marks]
+        )
+        self.marks = marks
+        self.reasons = reasons
+        self._set_state_classes()
+        # Only supporting keys, reasons and rules change the row's height; skip relayout
+        # otherwise.
+        self.refresh(layout=relayout)
+
+    def _set_state_classes(self) -> None:
+        by_name = {m.name: m for m in self.marks}
+        rel, util = by_name.get("relevant"), by_name.get("utilized")
+        sup = by_name.get("supported") or by_name.get("statement") or by_name.get("attributed")
+        state = {
+            "-relevant": bool(rel and rel.value),
+            "-utilized": bool(util and util.value),
+            "-unsupported": bool(sup and sup.value is False),
+            "-overridden": any(m.human for m in self._all_marks()),
+            "-disagree": any(m.disagrees for m in self._all_marks()),
+        }
+        # One style update per change: restyling a row costs milliseconds, once per class.
+        add = [c for c, on in state.items() if on and not self.has_class(c)]
+        remove = [c for c, on in state.items() if not on and self.has_class(c)]
+        if remove:
+            self.remove_class(*remove, update=not add)
+        if add:
+            self.add_class(*add)
+
+    def _all_marks(self) -> list[Mark]:
+        return self.marks + [m for marks in self.cell_marks for m in marks]
+
+    def _mark_style(self, mark: Mark) -> Style:
+        if mark.disagrees:
+            return self.get_component_rich_style("item-row--override")
+        if mark.human:
+            return self.get_component_rich_style("item-row--human")
+        if mark.value in (False, None):
+            return self.get_component_rich_style("item-row--off")
+        return self.get_component_rich_style("item-row--judge")
+
+    def render(self) -> Table:
+        # Two columns so wrapped sentence text hangs under itself, not under the marks.
+        head = Text(no_wrap=True)
+        # ≠ the reviewer overrode the judge here; ≈ two judge runs differ here
+        runs = any(m.runs_disagree for m in self._all_marks())
+        head.append("≠" if self.has_class("-disagree") else "≈" if runs else " ")
+        head.append(f"{self.item.key:>3} ", self.get_component_rich_style("item-row--key"))
+        keys: list[str] | None = None
+        support: Mark | None = None
+        for mark in self.marks:
+            if mark.name == "support_keys":
+                support = mark
+                keys = mark.value if isinstance(mark.value, list) else None
+                continue
+            head.append(_glyph(mark), self._mark_style(mark))
+            head.append(" ")
+        body = literal(self.item.text)
+        muted = self.get_component_rich_style("item-row--keys")
+        if keys and support is not None:
+            append(body, "  ← " + " ".join(keys), muted + self._mark_style(support))
+        if self.item.extra:
+            append(body, f"  (from {self.item.extra})", muted)
+        ruled = [m for m in self.marks if m.rule]
+        for mark in ruled:  # the guideline rule the reviewer's value applies (T)
+            named = f" ({mark.name})" if len(self.marks) > 1 else ""
+            append(body, f"  rule {mark.rule}{named}", self._mark_style(mark))
+        for name, why in self.reasons:
+            body.append(f"\n{REASON_PREFIX} {name}: ", muted)
+            append(body, why, muted)
+        if self.cells:
+            self._render_cells(body, muted)
+        grid = Table.grid(expand=True)
+        grid.add_column(no_wrap=True, width=head.cell_len)
+        grid.add_column(ratio=1, overflow="fold")
+        grid.add_row(head, body)
+        return grid
+
+    def _render_cells(self, body: Text, muted: Style) -> None:
+        """The strip of cell marks, ``▸`` before the one under the cursor; below it, that
+        cell's key, mark, chunk start and the judge's reason."""
+        here = self.get_component_rich_style("item-row--cell")
+        body.append("\n")
+        for c, (cell, marks) in enumerate(zip(self.cells, self.cell_marks, strict=True)):
+            # (the cell's column rides on its style: a click on it reads it back)
+            style = (self._mark_style(marks[0]) if marks else muted) + Style.from_meta(
+                {CELL_META: c}
+            )
+            body.append("▸" if c == self.column else " ")
+            glyphs = "".join(_glyph(m) for m in marks) or "?"
+            append(
+                body,
+                f"{cell.key.rpartition('/')[2]}:{glyphs}",
+                style + here if c == self.column else style,
+            )
+        if self.column is None:
+            return
+        cell, marks = self.cells[self.column], self.cell_marks[self.column]
+        body.append("\n")
+        append(body, f"{cell.key} ", self.get_component_rich_style("item-row--key"))
+        for mark in marks:
+            body.append(_glyph(mark), self._mark_style(mark))
+            body.append(" ")
+        append(body, cell.text)
+        for mark in marks:  # the guideline rule the reviewer's value applies (T)
+            if mark.rule:
+                append(body, f"  rule {mark.rule}", self._mark_style(mark))
+        for name, why in self.cell_reasons[self.column]:
+            body.append(f"\n{REASON_PREFIX} {name}: ", muted)
+            append(body, why, muted)
+
+    def on_click(self, event: events.Click) -> None:
+        column = event.style.meta.get(CELL_META)
+        self.post_message(self.Clicked(self, column if isinstance(column, int) else None))
+
+
+def _glyph(mark: Mark) -> str:
+    if mark.name in LETTERS:
+        return LETTERS[mark.name] if mark.value else "·"
+    if mark.name == "context_useful":  # no default: "no verdict" differs from "not useful"
+        return {True: "C", False: "·"}.get(mark.value, "?")
+    if mark.name.startswith("deepeval_"):  # DeepEval's yes / no / idk verdicts
+        return {"yes": "✓", "no": "✗", "idk": "~"}.get(mark.value, "?")
+    if mark.name == "fact":
+        return f"{mark.value or '?':<2}"
+    if mark.name in ENTAILMENT_LABELS:  # RAGChecker: E / N / C
+        return mark.value[0] if mark.value in ENTAILMENT else "?"
+    return BOOL_GLYPH.get(mark.value, "?")
