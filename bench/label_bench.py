@@ -24,7 +24,14 @@ from pathlib import Path
 
 from ragreview.core.keys import doc_key, response_key
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, metric_rows, metric_table, open_database, write
+from ragreview.store import (
+    history,
+    importer,
+    metric_reads,
+    metric_summary_reads,
+    open_database,
+    write,
+)
 from ragreview.store import records as store_records
 
 
@@ -98,8 +105,8 @@ def main() -> None:
         t0 = time.perf_counter()
         history.set_label(db, rowid, "relevant", key, not current, "bench")
         t1 = time.perf_counter()
-        metric_table.record_values(db, rowid)
-        metric_rows.dataset_summary(db, "bench")
+        metric_reads.record_values(db, rowid)
+        metric_summary_reads.dataset_summary(db, "bench")
         t2 = time.perf_counter()
         label_ms.append((t1 - t0) * 1000)
         summary_ms.append((t2 - t1) * 1000)
@@ -125,7 +132,7 @@ def main() -> None:
         f"target <= 20 ms median, <= 50 ms p99 over {args.changes} changes, "
         f"{len(rowids)} records"
     )
-    check = metric_rows.dataset_summary(db, "bench")
+    check = metric_summary_reads.dataset_summary(db, "bench")
     print(
         f"summary: {check['records']} records; effective trace.relevance "
         f"{check['effective'].get('trace.relevance')}"

@@ -4,8 +4,8 @@ Generates RAGBench-style rows with ``import_bench``'s generator (default 100,000
 imports them, then times in one process:
 
 * the floor: the SQL aggregate a variant change cannot avoid, every metric row of the
-  dataset summed per (layer, name) (what ``metric_rows.rebuild_totals`` runs);
-* ``metric_rows.put_setting`` for trace.variant ragbench → length → capped20 →
+  dataset summed per (layer, name) (what ``metric_writes.rebuild_totals`` runs);
+* ``metric_writes.put_setting`` for trace.variant ragbench → length → capped20 →
   ragbench (from the stored stats, SQL);
 * for comparison, the record-by-record recompute the change did before (rolled back).
 
@@ -28,7 +28,7 @@ from bench.import_bench import REPO, clean_up, generate, ragreview, setup  # noq
 
 sys.path.insert(0, str(REPO))
 
-from ragreview.store import metric_rows, open_database  # noqa: E402
+from ragreview.store import metric_writes, open_database  # noqa: E402
 
 FLOOR = (
     "SELECT m.layer, m.name, count(m.value), total(m.value), total(m.value * m.value), "
@@ -55,7 +55,7 @@ def main() -> None:
         for value in ("length", "capped20", "ragbench"):
             floors.append(timed(lambda: db.conn.execute(FLOOR, (dataset,)).fetchall()))
             switches.setdefault(value, []).append(
-                timed(lambda v=value: metric_rows.put_setting(db, dataset, "trace.variant", v))
+                timed(lambda v=value: metric_writes.put_setting(db, dataset, "trace.variant", v))
             )
     floor = statistics.median(floors)
     print(f"records: {args.records}")
@@ -65,7 +65,7 @@ def main() -> None:
         print(f"trace.variant → {value:9s} {median:6.2f} s  ratio {median / floor:.2f} (≤ 1.5)")
     rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records")]
     db.conn.execute("BEGIN IMMEDIATE")
-    full = timed(lambda: metric_rows.refresh(db, rowids, rebuild=True))
+    full = timed(lambda: metric_writes.refresh(db, rowids, rebuild=True))
     db.conn.rollback()
     print(f"record-by-record recompute (before): {full:6.2f} s  ratio {full / floor:.2f}")
     db.conn.close()

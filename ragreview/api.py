@@ -96,10 +96,10 @@ class Dataset:
         ``by``: one per group), or per record ``{"id", "dataset", "judge",
         "effective"}``. As a frame: per record one row with ``judge.<metric>`` and
         ``effective.<metric>`` columns; for the dataset one row per metric (and group)."""
-        from .store import metric_rows, metric_table
+        from .store import metric_reads, metric_summary_reads
 
         if per_record:
-            rows = list(metric_table.iter_record_values(self.db, self.name))
+            rows = list(metric_reads.iter_record_values(self.db, self.name))
             if not frame:
                 return rows
             flat = [
@@ -109,9 +109,9 @@ class Dataset:
             ]  # fmt: skip
             return _frame(flat)
         summaries = (
-            metric_rows.grouped_summaries(self.db, self.name, by)
+            metric_summary_reads.grouped_summaries(self.db, self.name, by)
             if by
-            else [metric_rows.dataset_summary(self.db, self.name)]
+            else [metric_summary_reads.dataset_summary(self.db, self.name)]
         )
         if not by:  # the corrected estimates, as `metrics --json` (docs/estimate.md)
             from .services import estimates

@@ -22,7 +22,7 @@ from ragreview.core.families import Family, KeyUse, Variant
 from ragreview.core.labels import CATALOGUE, LabelSpec, Layer
 from ragreview.core.metrics.common import Values
 from ragreview.core.record import Record
-from ragreview.store import metric_rows, open_database
+from ragreview.store import metric_writes, open_database
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD_DB = ROOT / "fixtures" / "db" / "demo_main_f2af56a.ragreview.db"
@@ -117,7 +117,7 @@ def test_a_toy_family_opens_labels_recomputes_and_exports(tmp_path: Path, toy: F
         assert per_record(ds) == {"t1": (1.0, 0.5), "t2": (0.0, 0.0)}
         assert ds.metrics()["effective"]["toy.pass_rate"] == 0.25
         # its variant is a dataset setting; a change recomputes the records
-        assert metric_rows.put_setting(ds.db, ds.name, "toy.strict", True)
+        assert metric_writes.put_setting(ds.db, ds.name, "toy.strict", True)
         assert per_record(ds) == {"t1": (1.0, 0.0), "t2": (0.0, 0.0)}
         stats = ds.db.conn.execute(
             "SELECT layer, toy_passed, toy_judged FROM metric_stats s JOIN records r "

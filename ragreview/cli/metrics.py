@@ -13,7 +13,7 @@ import orjson
 
 from ..core.safe_text import json_bytes_for_terminal, json_for_terminal, printable
 from ..services import estimates
-from ..store import metric_rows, metric_table
+from ..store import metric_reads, metric_summary_reads
 from . import cli
 from .common import user_errors
 from .options import dataset_option, db_option, json_option
@@ -78,16 +78,16 @@ def metrics(
         opened = open_target(path, db, dataset, read_only=True)
         name = opened.dataset
         if per_record:
-            rows = metric_table.iter_record_values(opened.db, name)
+            rows = metric_reads.iter_record_values(opened.db, name)
             if as_json:
                 _write_lines(rows)
             else:
                 _print_records(rows)
             return
         if by:
-            summaries = metric_rows.grouped_summaries(opened.db, name, by)
+            summaries = metric_summary_reads.grouped_summaries(opened.db, name, by)
         else:
-            summaries = [metric_rows.dataset_summary(opened.db, name)]
+            summaries = [metric_summary_reads.dataset_summary(opened.db, name)]
             summaries[0]["estimate"] = estimates.dataset_estimates(
                 opened.db, name, target_halfwidth
             )
@@ -102,7 +102,7 @@ def metrics(
             name,
             summaries,
             {
-                **metric_rows.stored_comparison(opened.db, name),
+                **metric_summary_reads.stored_comparison(opened.db, name),
                 **source_aggregates.compare(opened.db, name),
             },
             None if by else summaries[0]["estimate"],
@@ -115,7 +115,7 @@ def metrics(
         if not by and any(k.startswith("rgb.") for k in summaries[0]["judge"]):
             groups = [  # only groups holding RGB records: other tasks have no noise rate
                 g
-                for g in metric_rows.grouped_summaries(opened.db, name, "noise_rate")
+                for g in metric_summary_reads.grouped_summaries(opened.db, name, "noise_rate")
                 if any(k.startswith("rgb.") for k in g["judge"])
             ]
             if len(groups) > 1:

@@ -9,7 +9,7 @@ family). ``ragreview.families`` registers the built-in ones when ``ragreview`` i
 imported; ``register`` adds another (docs/contributing.md). Everything else reads
 ``FAMILIES``: the label catalogue (``core.labels.CATALOGUE``), which metric families
 apply to a record (``core.metrics``), which labels a comparison counts
-(``core.label_items``), the stats table's columns (``store.metric_stats``), the
+(``core.label_items``), the stats table's columns (``store.metric_stats_writes``), the
 settings (``store.settings``), and the review screen's keys, footer, help and panels.
 See docs/tui.md for what each key does.
 """
@@ -49,7 +49,7 @@ class Variant:
     """A dataset setting that picks how the family's metrics are computed.
 
     ``allowed``: the values (a tuple) or their type (``int``: a positive integer).
-    When the family declares ``stats``, ``store.metric_stats`` may apply a change of
+    When the family declares ``stats``, ``store.metric_stats_writes`` may apply a change of
     this setting as SQL over the stored stats instead of recomputing every record;
     a test holds the SQL and the Python forms equal on every declared value."""
 

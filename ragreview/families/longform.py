@@ -58,7 +58,7 @@ FAMILY = Family(
     reasons=_reasons,
     compute=longform.metrics,
     evidence=_evidence,
-    # (longform.stats; the columns of store.metric_stats, in this order)
+    # (longform.stats; the columns of the metric_stats table (store.metric_stats_writes), in this order)
     stats=tuple((f"longform.{n}", "INTEGER") for n in ("supported", "not_supported", "irrelevant")),
     variants=(Variant("longform.k", longform.DEFAULT_K, int),),
 )

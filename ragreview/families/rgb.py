@@ -86,7 +86,7 @@ FAMILY = Family(
     first=("response", "part"),
     reasons=_reasons,
     compute=rgb.metrics,
-    # (rgb.stats; the columns of store.metric_stats, in this order)
+    # (rgb.stats; the columns of the metric_stats table (store.metric_stats_writes), in this order)
     stats=tuple(
         (f"rgb.{n}", "REAL")
         for n in (

@@ -76,7 +76,7 @@ FAMILY = Family(
     settings=("trace.variant",),
     reasons=_reasons,
     compute=trace.metrics,
-    # (trace.stats; the columns of store.metric_stats, in this order)
+    # (trace.stats; the columns of the metric_stats table (store.metric_stats_writes), in this order)
     stats=(
         *(
             (f"trace.{n}", "INTEGER")

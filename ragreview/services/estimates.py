@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import estimate as core_estimate
 from ..core import sampling
 from ..core.families import FAMILIES
-from ..store import browse, estimate_reads, metric_rows, review_draws, settings
+from ..store import browse, estimate_reads, metric_writes, review_draws, settings
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -49,7 +49,7 @@ def dataset_estimates(
     """The ``estimate`` block: the draw, its review progress, and per metric ``estimate``,
     ``ci`` [lo, hi], ``n_used`` (null where undefined), ``halfwidth`` and, for the
     ``target`` half-width (default: the dataset setting), ``more_reviews``."""
-    metric_rows.ensure(db, dataset)
+    metric_writes.ensure(db, dataset)
     variant = settings.get_all(db, dataset)
     return estimate_block(db, dataset, variant, browse.reviewed_count(db, dataset), target)
 
@@ -63,7 +63,7 @@ def estimate_block(
 ) -> dict[str, Any]:
     """``dataset_estimates`` from what the caller has read already: the dataset's
     ``variant`` settings and its ``reviewed`` count (the review screen, on every key),
-    after ``metric_rows.ensure``."""
+    after ``metric_writes.ensure``."""
     if target is None:
         target = settings.others(db, dataset)["estimate.target_halfwidth"]
     sums = estimate_reads.judge_sums(db, dataset)

@@ -20,7 +20,7 @@ from ..formats import catalogue, csv_export
 from ..formats.base import Traits
 from ..formats.common import changed, lost_labels
 from ..formats.scores import record_values
-from ..store import browse, item_edits, metric_rows, metric_table
+from ..store import browse, item_edits, metric_reads, metric_writes
 from ..store import records as store_records
 from ..store import settings as store_settings
 from . import output_file
@@ -205,9 +205,9 @@ def _write_csv(
     """``export --as csv`` from the stored metric rows, streamed: no record is parsed
     but the few where a metric first appears, whose own metric order places the columns
     exactly as a pass computing every record's metrics would."""
-    metric_rows.ensure(db, dataset)
-    names = sorted(metric_table.metric_names(db, dataset, status))
-    first = metric_table.first_records(db, dataset, names, status)
+    metric_writes.ensure(db, dataset)
+    names = sorted(metric_reads.metric_names(db, dataset, status))
+    first = metric_reads.first_records(db, dataset, names, status)
     config = store_settings.get_all(db, dataset)
     order: dict[str, None] = {}
     firsts = store_records.get_many(db, sorted({rowid for _, rowid in first.values()}))
@@ -216,7 +216,7 @@ def _write_csv(
             computed = record_values(stored.record, layer, config, stored.judge)
             order.update((name, None) for name in computed if name in first)
     order.update(dict.fromkeys(sorted(first)))  # kept, should a stored row name one more
-    rows: Any = metric_table.rows(db, dataset, list(order), status)
+    rows: Any = metric_reads.rows(db, dataset, list(order), status)
     if on_record is not None:
         rows = _counted(rows, on_record)
     return csv_export.write(rows, out, list(order))

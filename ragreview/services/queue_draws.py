@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..core import queue_signals, sampling
 from ..core.errors import RagreviewError
-from ..store import metric_rows, run_layers
+from ..store import metric_writes, run_layers
 from ..store import review_draws as stored
 from ..store.review_draws import Draw
 
@@ -94,7 +94,7 @@ def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: i
         raise RagreviewError(f"--n must be at least 1, got {n}")
     if n > len(rowids):
         raise RagreviewError(f"dataset {dataset!r} has only {len(rowids)} records; cannot draw {n}")
-    metric_rows.ensure(db, dataset)
+    metric_writes.ensure(db, dataset)
     got = scores(db, dataset, strategy, rowids)
     if strategy != "random" and not any(s > 0 for s in got):
         raise RagreviewError(

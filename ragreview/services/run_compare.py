@@ -19,7 +19,7 @@ from ..core.agreement import confusion_of_counts
 from ..core.errors import RagreviewError
 from ..core.labels import Layer, effective
 from ..core.record import Record
-from ..store import metric_rows, metric_table, review_queries, run_layers
+from ..store import metric_reads, metric_writes, review_queries, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
 from . import paired
@@ -75,7 +75,7 @@ def compare(
     (|bias|), each with its paired bootstrap interval and verdict."""
     if base == candidate:
         raise RagreviewError("compare two different runs")
-    metric_rows.ensure(db, dataset)
+    metric_writes.ensure(db, dataset)
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
     stored = [
@@ -100,12 +100,12 @@ def compare(
 
     reviewed = {
         r: v["effective"]
-        for r, v in metric_table.records_values(db, [s.rowid for s in both]).items()
+        for r, v in metric_reads.records_values(db, [s.rowid for s in both]).items()
     }
     settings = store_settings.get_all(db, dataset)
     triples: dict[str, list[tuple[float, float, float]]] = {}
     for s in both:
-        record = metric_rows._with_source(s.record, s.source)  # as the stored rows are
+        record = metric_writes._with_source(s.record, s.source)  # as the stored rows are
         va = metrics.record_values(record, a[s.rowid], settings, judge=a[s.rowid])
         vb = metrics.record_values(record, b[s.rowid], settings, judge=b[s.rowid])
         for name, truth_value in reviewed[s.rowid].items():

@@ -18,7 +18,7 @@ import sqlite_utils
 
 from ..core import agreement_report, metrics
 from ..core.labels import effective
-from ..store import metric_rows, metric_table, review_queries, run_layers
+from ..store import metric_reads, metric_writes, review_queries, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
 
@@ -31,7 +31,7 @@ def build(
     resamples: int,
     all_reviewed: bool = False,
 ) -> dict[str, Any]:
-    metric_rows.ensure(db, dataset)
+    metric_writes.ensure(db, dataset)
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
     stored = [
@@ -41,7 +41,7 @@ def build(
     ]
     rowids = [s.rowid for s in stored]
     truth = {s.rowid: effective(s.judge, s.human) for s in stored}
-    truth_metrics = {r: v["effective"] for r, v in metric_table.records_values(db, rowids).items()}
+    truth_metrics = {r: v["effective"] for r, v in metric_reads.records_values(db, rowids).items()}
     settings = store_settings.get_all(db, dataset)
     out_runs = []
     for run in run_layers.runs(db, dataset):
@@ -52,10 +52,10 @@ def build(
         )
         per_record = []
         # RAGBench's raw list lengths describe the imported labels: only the import
-        # run's metrics count them (as metric_rows.refresh does for the judge layer)
+        # run's metrics count them (as metric_writes.refresh does for the judge layer)
         imported = run["id"] == run_layers.import_run_id(dataset)
         for s in mine:
-            record = metric_rows._with_source(s.record, s.source)  # as the stored rows
+            record = metric_writes._with_source(s.record, s.source)  # as the stored rows
             listed = layers[s.rowid] if imported else None
             values = metrics.record_values(record, layers[s.rowid], settings, judge=listed)
             reviewed = truth_metrics[s.rowid]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..store import metric_rows
+from ..store import metric_writes
 from ..store import settings as store_settings
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def change(
 ) -> bool:
     """Set ``name`` to ``value`` (checked against the setting's allowed values) and
     recompute what it decides; False when it already had that value."""
-    return metric_rows.put_setting(db, dataset, name, value, on_progress=on_progress)
+    return metric_writes.put_setting(db, dataset, name, value, on_progress=on_progress)
 
 
 def current(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..formats import ragchecker
-from ..store import metric_rows
+from ..store import metric_summary_reads
 from ..store import records as store_records
 
 if TYPE_CHECKING:
@@ -18,12 +18,12 @@ def compare(
     db: sqlite_utils.Database, dataset: str, tolerance: float = 1e-9
 ) -> dict[str, dict[str, Any]]:
     """Per aggregate the file states: one comparison (``n`` 1), whether it disagrees
-    with the recomputed value, and by how much (as ``metric_rows.stored_comparison``)."""
+    with the recomputed value, and by how much (as ``metric_summary_reads.stored_comparison``)."""
     formats = {row["name"]: row["format"] for row in store_records.datasets(db)}
     if formats.get(dataset) != ragchecker.NAME:
         return {}
     stated = ragchecker.stored_aggregates(store_records.source_document(db, dataset))
-    judge = metric_rows.dataset_summary(db, dataset)["judge"]
+    judge = metric_summary_reads.dataset_summary(db, dataset)["judge"]
     out: dict[str, dict[str, Any]] = {}
     for name, value in stated.items():
         ours = judge.get(name)

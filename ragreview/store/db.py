@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import RagreviewError
-from . import metric_stats
+from . import metric_stats_writes
 from .migrations import MIGRATIONS
 
 if TYPE_CHECKING:  # sqlite_utils imports click: loaded when a DB is opened
@@ -100,7 +100,7 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
                 MIGRATIONS.apply(db)
         if _undeclared(conn):
             with write(db.conn):
-                metric_stats.extend(db.conn)
+                metric_stats_writes.extend(db.conn)
     except BaseException as err:
         if conn is not None:
             conn.close()
@@ -111,14 +111,14 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
 
 
 def _undeclared(conn: sqlite3.Connection) -> bool:
-    """A family declares stats the file has no column for yet (``metric_stats.extend``
+    """A family declares stats the file has no column for yet (``metric_stats_writes.extend``
     adds them: a registered family needs no migration of its own)."""
-    return bool(metric_stats.missing(conn))
+    return bool(metric_stats_writes.missing(conn))
 
 
 def _unsummed(conn: sqlite3.Connection) -> bool:
     """Some dataset has records but no running sums (a migration dropped them): its
-    first read recomputes them (``metric_rows.ensure``), which needs a writer."""
+    first read recomputes them (``metric_writes.ensure``), which needs a writer."""
     return (
         conn.execute(
             "SELECT 1 FROM datasets d WHERE NOT EXISTS "
@@ -268,7 +268,7 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         db = sqlite_utils.Database(conn, execute_plugins=False)
         with write(conn):
             MIGRATIONS.apply(db)
-            metric_stats.extend(conn)
+            metric_stats_writes.extend(conn)
         yield db
         conn.execute("PRAGMA journal_mode=WAL")  # stored in the file: persists
         conn.close()
@@ -323,7 +323,7 @@ def memory_database() -> sqlite_utils.Database:
 
     db = sqlite_utils.Database(memory=True, execute_plugins=False)
     MIGRATIONS.apply(db)
-    metric_stats.extend(db.conn)
+    metric_stats_writes.extend(db.conn)
     return db
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import RagreviewError
 from ..core.labels import Value, check_label
 from ..core.rgb_rules import refusal
-from . import guidelines, item_edits, metric_rows
+from . import guidelines, item_edits, metric_writes
 from .db import write
 from .events import append_event
 from .records import StoredRecord, dumps, get, loads, now
@@ -202,7 +202,7 @@ def set_label(
             rule=rule,
         )
         if event is not None:  # the record and judge layer are as just read: not again
-            metric_rows.refresh(db, [rowid], known={rowid: (stored.record, stored.judge)})
+            metric_writes.refresh(db, [rowid], known={rowid: (stored.record, stored.judge)})
     return event
 
 
@@ -283,7 +283,7 @@ def _step(
             event_id = append_event(
                 conn, rowid, kind, name, target, value, value, reviewer, session=session, ref=ref
             )
-        metric_rows.refresh(db, [rowid])
+        metric_writes.refresh(db, [rowid])
         return next(iter_events(db, event_id=event_id))
 
 

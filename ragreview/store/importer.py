@@ -17,7 +17,15 @@ from ..core import metrics
 from ..core.gc_pause import gc_paused
 from ..core.labels import Layer
 from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
-from . import bulk, compact, history, metric_bulk, metric_rows, reviewer_layers, run_layers
+from . import (
+    bulk,
+    compact,
+    history,
+    metric_import_writes,
+    metric_writes,
+    reviewer_layers,
+    run_layers,
+)
 from . import settings as store_settings
 from .db import write
 from .records import ImportSummary, content_hash, dumps, label_value, loads, now
@@ -73,7 +81,7 @@ class Prepared(NamedTuple):
     source: str | None
     judge: list[LabelRow]
     human: list[LabelRow]  # labels the file itself marks as human (rare)
-    metrics: metric_bulk.Values  # its metric values as a new record (effective = judge)
+    metrics: metric_import_writes.Values  # its metric values as a new record (effective = judge)
     reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
     own_source: bool = False  # ImportItem.own_source: its line's hash is stored
     stored_source: tuple[str, str] | None = None  # (source, refs) to store (store.compact)
@@ -96,7 +104,7 @@ def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False)
         # its metrics see the row the reader parsed, not a second parse of its text (one
         # more JSON parse per record, issue 27)
         seen = metrics.with_source(rec, item.row)
-    values = metric_bulk.new_record_values(seen, item.judge, item.source, settings)
+    values = metric_import_writes.new_record_values(seen, item.judge, item.source, settings)
     stored = None
     # (metrics that read the stored source text itself need it kept whole)
     if item.row is not None and item.source is not None and not reads_source:
@@ -397,7 +405,7 @@ class _Batch:
     def _clear(self) -> None:
         # rowid -> (record, judge layer), so metrics need not read them back
         self.known: dict[int, tuple[Record, Layer]] = {}
-        self.fresh: list[tuple[int, metric_bulk.Values]] = []  # new, no human layer
+        self.fresh: list[tuple[int, metric_import_writes.Values]] = []  # new, no human layer
         self.pending: set[int] = set()  # rowids since the last flush
         self.judge_rows: list[tuple] = []
         self.new_rows: list[tuple] = []
@@ -434,8 +442,10 @@ class _Batch:
         self._human_labels_from_the_file()
         if self.reviewer_rows:
             reviewer_layers.replace(conn, self.source_path or self.dataset, self.reviewer_rows)
-        metric_bulk.store(conn, metric_bulk.rows_for_new(self.dataset, self.fresh))
-        metric_rows.refresh(self.db, list(self.known), known=self.known)
+        metric_import_writes.store(
+            conn, metric_import_writes.rows_for_new(self.dataset, self.fresh)
+        )
+        metric_writes.refresh(self.db, list(self.known), known=self.known)
         self._clear()
 
     def _human_labels_from_the_file(self) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import RagreviewError, RecordError
 from ..core.keys import fact_key, reference_statement_key, statement_key
 from ..core.record import parse_record
-from . import metric_rows
+from . import metric_writes
 from .db import write
 from .events import append_event
 from .records import dumps
@@ -99,7 +99,7 @@ def _apply(
             reason=reason,
             session=session,
         )
-        metric_rows.refresh(db, [rowid])
+        metric_writes.refresh(db, [rowid])
     return event, key
 
 

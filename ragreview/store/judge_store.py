@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..core.labels import Layer
-from . import metric_rows, run_layers
+from . import metric_writes, run_layers
 from .db import write
 from .records import dumps, loads, now
 
@@ -142,7 +142,7 @@ def start_run(
                 r
                 for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
             ]
-            metric_rows.refresh(db, rowids, rebuild=True)
+            metric_writes.refresh(db, rowids, rebuild=True)
     return run_id
 
 
@@ -242,7 +242,7 @@ def save_result(
             "UPDATE judge_errors SET resolved = ? WHERE record = ? AND task = ? AND resolved IS NULL",
             (run_id, rowid, task),
         )
-        metric_rows.refresh(db, [rowid])
+        metric_writes.refresh(db, [rowid])
 
 
 def has_labels(db: sqlite_utils.Database, rowid: int, names: Iterable[str]) -> bool:

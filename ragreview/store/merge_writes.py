@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
 
-from . import history, metric_rows, run_layers
+from . import history, metric_writes, run_layers
 from .db import write
 from .merge_reads import MERGE_REVIEWER, SourceRecord, SourceReview
 from .records import dumps, now
@@ -105,7 +105,7 @@ def write_merged(
             _write_outcome(db, conn, rowid, outcomes.get(key, Outcome()))
         for name, *_ in datasets:  # the sources' judge layer becomes this file's runs
             run_layers.adopt(conn, name)
-        metric_rows.refresh(db, rowids)
+        metric_writes.refresh(db, rowids)
 
 
 def _first(sources: Sequence[SourceReview], key: tuple[str, str]) -> SourceRecord:

@@ -327,7 +327,7 @@ def m009_metrics_undefined(db: Database) -> None:
     # A metric undefined on a record (NULL row) is counted per dataset, never averaged as
     # 0: metric_totals gains that count. The metric rules changed with it (what has
     # nothing to score is now NULL, not 0), so the sums are dropped: the next read
-    # recomputes every record's metrics from its labels (store.metric_rows.ensure).
+    # recomputes every record's metrics from its labels (store.metric_writes.ensure).
     db.execute("ALTER TABLE metric_totals ADD COLUMN undefined INTEGER NOT NULL DEFAULT 0")
     db.execute("DELETE FROM metric_totals")
 
@@ -434,7 +434,7 @@ def m011_review_draws(db: Database) -> None:
 @MIGRATIONS()
 def m012_metric_stats(db: Database) -> None:
     # What each setting-dependent metric family needs per record and layer to give any
-    # variant's values (store/metric_stats.py), so a variant change is an aggregate
+    # variant's values (store/metric_stats_writes.py), so a variant change is an aggregate
     # over this table, not a pass over every record. Older DBs have no rows here: their
     # next variant change recomputes every record once, which writes them.
     db.executescript(

@@ -46,7 +46,7 @@ def read_rowids(db: sqlite_utils.Database, dataset: str) -> list[int]:
     return list(chain.from_iterable(db.conn.execute(sql, (dataset,)).fetchall()))
 
 
-# Public metric names only: "._" marks the internal sums (store.metric_rows).
+# Public metric names only: "._" marks the internal sums (store.metric_writes).
 _PUBLIC = "instr(m.name, '._') = 0"
 
 

@@ -86,9 +86,9 @@ def reviewed_metrics(
     """Each reviewed record's stored ``(judge, effective)`` metric values, in the order
     of ``iter_reviewed``: the rows ``metrics`` reads, so that the agreement report and
     ``metrics --per-record`` can never disagree on a record."""
-    from . import metric_rows, metric_table
+    from . import metric_reads, metric_writes
 
-    metric_rows.ensure(db, dataset)
+    metric_writes.ensure(db, dataset)
     rowids = [
         r
         for (r,) in db.conn.execute(
@@ -98,7 +98,7 @@ def reviewed_metrics(
         )
         if only is None or r in only
     ]
-    values = metric_table.records_values(db, rowids)
+    values = metric_reads.records_values(db, rowids)
     return [(values[r]["judge"], values[r]["effective"]) for r in rowids]
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
 from ..core.labels import CATALOGUE
-from . import bulk, metric_rows, settings
+from . import bulk, metric_writes, settings
 from .db import write
 from .records import dumps, label_value, loads, now
 
@@ -178,7 +178,7 @@ def after_import(db: sqlite_utils.Database, dataset: str) -> None:
     rowids = [
         r for (r,) in db.conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
     ]
-    metric_rows.refresh(db, rowids, rebuild=True)  # exact sums, one pass
+    metric_writes.refresh(db, rowids, rebuild=True)  # exact sums, one pass
 
 
 def adopt(conn: Any, dataset: str) -> None:
@@ -294,7 +294,7 @@ def use(
         rowids = [
             r for (r,) in conn.execute("SELECT rowid FROM records WHERE dataset = ?", (dataset,))
         ]
-        metric_rows.refresh(db, rowids, on_progress=on_progress, rebuild=True)
+        metric_writes.refresh(db, rowids, on_progress=on_progress, rebuild=True)
     return True
 
 

@@ -85,7 +85,7 @@ def others(db: sqlite_utils.Database, dataset: str) -> dict[str, Any]:
 
 def store(conn: Any, dataset: str, name: str, value: Any) -> None:
     """Write one (checked) setting in the caller's transaction. Changing a setting
-    changes stored metrics: ``metric_rows.put_setting`` is the one way to do it."""
+    changes stored metrics: ``metric_writes.put_setting`` is the one way to do it."""
     conn.execute(
         "INSERT INTO settings (dataset, name, value) VALUES (?, ?, ?) "
         "ON CONFLICT (dataset, name) DO UPDATE SET value = excluded.value",

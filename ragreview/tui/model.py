@@ -17,7 +17,7 @@ from ..core.labels import CATALOGUE, Value, effective, value_of
 from ..core.record import Record
 from ..core.rgb_rules import refusal
 from ..services import labels, run_reasons
-from ..store import browse, guidelines, history, item_edits, judge_store, metric_rows, run_layers
+from ..store import browse, guidelines, history, item_edits, judge_store, metric_writes, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
@@ -84,7 +84,7 @@ class Review:
         self.blind = blind
         self.session = session or uuid.uuid4().hex[:12]
         self.revealed = not blind
-        metric_rows.ensure(db, dataset)  # once: a DB from before metrics gets its rows
+        metric_writes.ensure(db, dataset)  # once: a DB from before metrics gets its rows
         self.settings: dict[str, Any] = store_settings.get_all(db, dataset)
         self.stored: StoredRecord | None = None
         # the open record's judge failures not yet fixed by a later run (shown under its id)

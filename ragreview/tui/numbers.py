@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..services import estimates
-from ..store import browse, metric_rows, metric_table
+from ..store import browse, metric_reads, metric_summary_reads
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
     import sqlite_utils
@@ -20,7 +20,7 @@ class Numbers:
     total: int
     estimates: dict[str, Any]  # the ``estimate`` block (services.estimates)
     record: dict[str, dict[str, float | None]] | None = None  # {layer: {metric: value}}
-    dataset: dict[str, Any] | None = None  # metric_rows.dataset_summary
+    dataset: dict[str, Any] | None = None  # metric_summary_reads.dataset_summary
 
     @property
     def drawn_estimates(self) -> dict[str, Any] | None:
@@ -29,7 +29,7 @@ class Numbers:
 
 
 class NumberReader:
-    """Reads ``Numbers`` for one dataset whose metric rows exist (``metric_rows.ensure``)
+    """Reads ``Numbers`` for one dataset whose metric rows exist (``metric_writes.ensure``)
     with the settings the review read when it opened."""
 
     def __init__(self, db: sqlite_utils.Database, dataset: str, settings: dict[str, Any]) -> None:
@@ -42,10 +42,12 @@ class NumberReader:
         db, dataset = self.db, self.dataset
         record = summary = None
         if metrics:
-            summary = metric_rows.dataset_summary(db, dataset, known_settings=self.settings)
+            summary = metric_summary_reads.dataset_summary(
+                db, dataset, known_settings=self.settings
+            )
             reviewed = summary["reviewed_records"]
             if rowid is not None:
-                record = metric_table.record_values(db, rowid)
+                record = metric_reads.record_values(db, rowid)
         else:
             reviewed = browse.reviewed_count(db, dataset)
         block = estimates.estimate_block(db, dataset, self.settings, reviewed)

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragreview.cli import cli
-from ragreview.store import metric_rows, open_database
+from ragreview.store import metric_summary_reads, open_database
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_RGB = ROOT.parent / "shared" / "fixtures" / "rgb"
@@ -117,7 +117,7 @@ def test_mtrag_edges_through_import_and_review(tmp_path):
     assert obj["effective"]["mtrag.rb_llm_idk"] == pytest.approx((0.9 + 0.0 + 0.7) / 3)
     # the stored RB_agg of the no-context turn agrees with the recomputation
     database = open_database(db)
-    compared = metric_rows.stored_comparison(database, "eval")["mtrag.rb_agg"]
+    compared = metric_summary_reads.stored_comparison(database, "eval")["mtrag.rb_agg"]
     database.conn.close()
     assert (compared["n"], compared["disagree"]) == (1, 0)
 
@@ -140,7 +140,7 @@ def test_mtrag_stored_bert_k_prec_and_rb_llm_as_the_scripts_use_them(tmp_path):
     assert judge["mtrag.rb_llm"] == 0.0  # not extract_rating's 0.5
     assert judge["mtrag.rb_agg_idk"] == 0.0 and judge["mtrag.rb_llm_idk"] == 0.0
     database = open_database(db)
-    compared = metric_rows.stored_comparison(database, "eval")
+    compared = metric_summary_reads.stored_comparison(database, "eval")
     database.conn.close()
     for name in ("mtrag.rb_agg", "mtrag.rb_llm", "mtrag.rb_agg_idk", "mtrag.rb_llm_idk"):
         assert (compared[name]["n"], compared[name]["disagree"]) == (1, 0), name

@@ -150,7 +150,7 @@ def test_core_metrics_import_stays_stdlib():
         "import sys, ragreview.core.metrics\n"
         "core = [m for m in ('textual', 'click', 'openai', 'nltk', 'rouge_score') "
         "if m in sys.modules]\n"
-        "import ragreview.store.metric_rows\n"  # sqlite-utils itself brings click
+        "import ragreview.store.metric_writes\n"  # sqlite-utils itself brings click
         "store = [m for m in ('textual', 'openai', 'nltk', 'rouge_score') if m in sys.modules]\n"
         "print(','.join(core + store))\n"
     )

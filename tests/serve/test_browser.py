@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from ragreview.store import metric_rows, open_database
+from ragreview.store import metric_summary_reads, open_database
 from ragreview.store import records as store_records
 from ragreview.tui.widgets.metrics_panel import fmt
 from tests.conftest import subprocess_env
@@ -49,14 +49,14 @@ def test_two_reviewers_in_chromium(serve, tmp_path):
 
             # Ann overrides a label; Bea's dataset metrics follow within 2 s
             db = open_database(served.db)
-            before = metric_rows.dataset_summary(db, "demo")["effective"]
+            before = metric_summary_reads.dataset_summary(db, "demo")["effective"]
             ann.press("r")  # covid-2's first document sentence: relevant toggled
             deadline = time.monotonic() + 10
             while not db.conn.execute("SELECT count(*) FROM human_labels").fetchone()[0]:
                 assert time.monotonic() < deadline, ann.text()
                 time.sleep(0.02)
             committed = time.monotonic()
-            summary = metric_rows.dataset_summary(db, "demo")
+            summary = metric_summary_reads.dataset_summary(db, "demo")
             moved = [n for n in summary["effective"] if summary["effective"][n] != before[n]]
             assert "trace.relevance" in moved
             judge, now = (

@@ -12,7 +12,7 @@ import pytest
 from ragreview import formats
 from ragreview.core.errors import InputError, RagreviewError
 from ragreview.services import import_pipeline
-from ragreview.store import importer, metric_rows, open_database
+from ragreview.store import importer, metric_writes, open_database
 from ragreview.store import settings as store_settings
 from ragreview.store.importer import Prepared
 from tests.formats.helpers import FIXTURES, HANDWRITTEN, run
@@ -111,7 +111,7 @@ def test_records_prepared_under_other_settings_get_their_metrics_recomputed(tmp_
 
     def imported(name: str, variant: str, entries: list, prepared_with=None) -> dict:
         db = open_database(tmp_path / name)
-        metric_rows.put_setting(db, "ds", "trace.variant", variant)
+        metric_writes.put_setting(db, "ds", "trace.variant", variant)
         importer.import_records(db, "ds", "ragbench", None, entries, prepared_with=prepared_with)
         db.conn.close()
         rows = database_rows(tmp_path / name)

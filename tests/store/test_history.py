@@ -8,7 +8,7 @@ import pytest
 
 from ragreview.core.errors import RagreviewError, RecordError
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, metric_rows, open_database
+from ragreview.store import history, importer, metric_writes, open_database
 from ragreview.store import records as store_records
 from ragreview.store import settings as store_settings
 
@@ -221,9 +221,9 @@ def test_settings(db) -> None:
         "longform.k": 100,
         "deepeval.penalize_ambiguous_claims": False,
     }
-    metric_rows.put_setting(db, "ds", "trace.variant", "length")
-    metric_rows.put_setting(db, "ds", "longform.k", 64)
-    metric_rows.put_setting(db, "ds", "longform.k", 178)
+    metric_writes.put_setting(db, "ds", "trace.variant", "length")
+    metric_writes.put_setting(db, "ds", "longform.k", 64)
+    metric_writes.put_setting(db, "ds", "longform.k", 178)
     assert store_settings.get_all(db, "ds")["trace.variant"] == "length"
     assert store_settings.get_all(db, "ds")["longform.k"] == 178
     assert store_settings.get_all(db, "other")["trace.variant"] == "ragbench"
@@ -236,7 +236,7 @@ def test_settings(db) -> None:
         ("nope", 1),
     ]:
         with pytest.raises(RagreviewError):
-            metric_rows.put_setting(db, "ds", name, value)
+            metric_writes.put_setting(db, "ds", name, value)
     assert store_settings.get_all(db, "ds")["longform.k"] == 178
 
 

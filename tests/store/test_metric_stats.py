@@ -1,5 +1,5 @@
-"""A variant change from the stored stats (``metric_stats.apply``, SQL) gives exactly
-the rows and sums a full recompute from the records gives (``metric_rows.recompute``,
+"""A variant change from the stored stats (``metric_stats_writes.apply``, SQL) gives exactly
+the rows and sums a full recompute from the records gives (``metric_writes.recompute``,
 which calls each family's reference-following ``metrics``), bit for bit, for every
 declared variant of every family, on the real fixtures and on seeded random records.
 This is the one check that the SQL forms of ``store.metric_stats`` and the Python
@@ -21,9 +21,9 @@ from ragreview.core.record import ImportItem, parse_record
 from ragreview.store import (
     history,
     importer,
-    metric_rows,
-    metric_stats,
-    metric_table,
+    metric_reads,
+    metric_stats_writes,
+    metric_writes,
     open_database,
     settings,
 )
@@ -52,7 +52,7 @@ def switches() -> list[tuple[str, object]]:
     before it, ending on the default: read from the families' declared variants
     (``Family.variants``), so a variant a family adds is checked here too."""
     out: list[tuple[str, object]] = []
-    for name in metric_stats.SQL_SETTINGS:
+    for name in metric_stats_writes.SQL_SETTINGS:
         variant = variants()[name]
         if isinstance(variant.allowed, tuple):
             others = [v for v in variant.allowed if v != variant.default]
@@ -68,12 +68,12 @@ SWITCHES = switches()
 def test_the_sql_path_covers_declared_variants_of_families_with_stats() -> None:
     """A setting is applied as SQL only where a family declares it and the stats its
     formulas read; its formulas name only declared stats columns."""
-    declared = {f"s.{metric_stats.column(n)}" for n in metric_stats.declared()[0]}
-    for name in metric_stats.SQL_SETTINGS:
+    declared = {f"s.{metric_stats_writes.column(n)}" for n in metric_stats_writes.declared()[0]}
+    for name in metric_stats_writes.SQL_SETTINGS:
         owner = next(f for f in FAMILIES if any(v.setting == name for v in f.variants))
         assert owner.stats, name
         for value in (v for s, v in SWITCHES if s == name):
-            for sql, condition in metric_stats.formulas(name, value).values():
+            for sql, condition in metric_stats_writes.formulas(name, value).values():
                 used = set(re.findall(r"s\.[a-z0-9_]+", sql + " " + condition))
                 assert used <= declared, (name, value, used - declared)
     assert [n for n, _ in SWITCHES][:3] == ["trace.variant"] * 3
@@ -92,7 +92,7 @@ def recomputed(db, dataset: str) -> tuple[list, list, list]:
     conn = db.conn
     conn.execute("BEGIN IMMEDIATE")
     try:
-        metric_rows.recompute(db, dataset)
+        metric_writes.recompute(db, dataset)
         return snapshot(conn)
     finally:
         conn.rollback()
@@ -119,18 +119,18 @@ def check_every_switch(db, dataset: str) -> None:
     """Rows and stats equal the full recompute's; the sums of the metrics the change
     rewrote too, and the other sums are left as they were (running sums moved label by
     label can differ from a rebuild in the last bit: docs/architecture.md)."""
-    assert metric_stats.complete(db.conn, dataset)
+    assert metric_stats_writes.complete(db.conn, dataset)
     for name, value in SWITCHES:
         before = snapshot(db.conn)[1]
         old = settings.get_all(db, dataset)[name]
-        metric_rows.put_setting(db, dataset, name, value)
+        metric_writes.put_setting(db, dataset, name, value)
         (rows, totals, stats), (full_rows, full_totals, full_stats) = (
             snapshot(db.conn),
             recomputed(db, dataset),
         )
         assert rows == full_rows, (name, value)
         assert stats == full_stats, (name, value)
-        decided = metric_stats.changed(name, value, old)
+        decided = metric_stats_writes.changed(name, value, old)
         assert [t for t in totals if t[2] in decided] == [
             t for t in full_totals if t[2] in decided
         ], (name, value)
@@ -225,9 +225,9 @@ def test_a_dataset_without_stats_is_recomputed_once_then_switches_from_stats(
     importer.import_records(db, "old", "ragreview", None, generated(random.Random(3), 60))
     with db.conn:  # as a DB from before m012 has it
         db.conn.execute("DELETE FROM metric_stats")
-    assert not metric_stats.complete(db.conn, "old")
+    assert not metric_stats_writes.complete(db.conn, "old")
     done: list[int] = []
-    metric_rows.put_setting(db, "old", "trace.variant", "length", on_progress=done.append)
+    metric_writes.put_setting(db, "old", "trace.variant", "length", on_progress=done.append)
     assert sum(done) == 60  # the record-by-record path, with progress
     assert snapshot(db.conn) == recomputed(db, "old")
     check_every_switch(db, "old")
@@ -240,8 +240,8 @@ def test_per_record_lines_hold_every_stored_row(tmp_path: Path) -> None:
     importer.import_records(db, "p", "ragreview", None, generated(random.Random(5), 90))
     review_some(db, "p", random.Random(6))
     rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
-    stored = metric_table.records_values(db, rowids)
-    lines = list(metric_table.iter_record_values(db, "p"))
+    stored = metric_reads.records_values(db, rowids)
+    lines = list(metric_reads.iter_record_values(db, "p"))
     assert [(line["judge"], line["effective"]) for line in lines] == [
         (stored[r]["judge"], stored[r]["effective"]) for r in rowids
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from ragreview.store import metric_rows, review_draws
+from ragreview.store import metric_writes, review_draws
 from ragreview.tui.widgets.header import ReviewHeader
 from ragreview.tui.widgets.metrics_panel import MetricsPanel
 from ragreview.tui.widgets.record_list import RecordList
@@ -28,7 +28,7 @@ def trace(i: int) -> dict:
 
 async def test_queue_key_draws_and_lists_the_draw_in_order(tmp_path):
     o = opened(write_records(tmp_path, [trace(i) for i in range(12)]))
-    metric_rows.put_setting(o.db, o.dataset, "estimate.target_halfwidth", 0.05)
+    metric_writes.put_setting(o.db, o.dataset, "estimate.target_halfwidth", 0.05)
     app = make_app(o)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

@@ -252,7 +252,7 @@ def stored_f1(record: Record) -> dict[str, Any]:
 def stored_f1_at_k(f1: Mapping[str, Any], k: int) -> Any:
     """The stored F1 that ``longform.f1_at_k`` compares with at this K, else ``ABSENT``:
     ``f1_<K>``, else ``f1_at_k``, else SAFE's ``f1_-1`` when K is its default 100
-    (``store.metric_stats`` repeats this in SQL)."""
+    (``store.metric_stats_writes`` repeats this in SQL)."""
     for alias in (f"f1_{k}", "f1_at_k") + (("f1__1",) if k == 100 else ()):
         if alias in f1:
             return f1[alias]

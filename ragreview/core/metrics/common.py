@@ -17,7 +17,7 @@ class MetricFunction(Protocol):
     ``judge``: the imported judge layer, which some counts are relative to (TRACe's
     raw RAGBench lists); ``into``, when given, receives the family's sufficient
     statistics (``Family.stats``), from which a variant's values follow without the
-    record (``store.metric_stats``). A family without either ignores them."""
+    record (``store.metric_stats_writes``). A family without either ignores them."""
 
     def __call__(
         self,

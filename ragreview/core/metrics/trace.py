@@ -11,7 +11,7 @@ imported judge layer, passed as ``judge`` (also when ``labels`` is that layer it
 without it only the labelled keys count, which is the clean value and never pins a
 reviewed layer to the judge's raw count. The lengths describe the imported labels
 only: where another judge run gave the record's TRACe labels, callers pass no ``judge``
-(``store.metric_rows.trace_from_runs``).
+(``store.metric_writes.trace_from_runs``).
 
 ``length`` is the paper's definition (weights are sentence lengths in characters);
 ``capped20`` the "GPT labeling" dashboard description.
@@ -104,7 +104,7 @@ def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
 
 
 def values(s: Mapping[str, Any], variant: str) -> Values:
-    """A variant's per-record values from ``stats`` (``store.metric_stats`` repeats
+    """A variant's per-record values from ``stats`` (``store.metric_stats_writes`` repeats
     these formulas in SQL, tested equal)."""
     out: Values = {}
     if variant == "ragbench":

@@ -240,7 +240,7 @@ def test_auto_task_labels_every_kind_of_record(judge_server, tmp_path):
 def test_metrics_follow_from_the_judge_labels(judge_server, trace_db):
     """Active once the metrics engine is merged: per-record TRACe from the new labels."""
     pytest.importorskip("ragreview.core.metrics")
-    from ragreview.store import metric_rows, metric_table
+    from ragreview.store import metric_reads, metric_summary_reads
 
     run(trace_db, "trace", config(judge_server))
     # 5 document sentences, R = {0a, 1a}, U = {0a}, response sentence b unsupported
@@ -251,7 +251,7 @@ def test_metrics_follow_from_the_judge_labels(judge_server, trace_db):
         "trace.adherence": 0.0,
     }
     for stored in store_records.iterate(trace_db, "trace"):
-        values = metric_table.record_values(trace_db, stored.rowid)["judge"]
+        values = metric_reads.record_values(trace_db, stored.rowid)["judge"]
         assert {k: values[k] for k in expected} == pytest.approx(expected)
-    summary = metric_rows.dataset_summary(trace_db, "trace")
+    summary = metric_summary_reads.dataset_summary(trace_db, "trace")
     assert {k: summary["judge"][k] for k in expected} == pytest.approx(expected)

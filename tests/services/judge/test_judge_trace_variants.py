@@ -173,11 +173,11 @@ def test_agreement_runs_scores_each_run_from_its_own_labels(judge_server, ragben
 
 
 def _stored_comparison(path: Path) -> dict:
-    from ragreview.store import metric_rows, open_database
+    from ragreview.store import metric_summary_reads, open_database
 
     db = open_database(path.with_suffix(".ragreview.db"))
     try:
-        return metric_rows.stored_comparison(db, "covidqa")
+        return metric_summary_reads.stored_comparison(db, "covidqa")
     finally:
         db.conn.close()
 

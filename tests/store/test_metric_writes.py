@@ -12,8 +12,9 @@ from ragreview.store import (
     history,
     importer,
     memory_database,
-    metric_rows,
-    metric_table,
+    metric_reads,
+    metric_summary_reads,
+    metric_writes,
     open_database,
     settings,
 )
@@ -83,7 +84,7 @@ def scratch_undefined(db, dataset="ds"):
 
 
 def assert_summary_matches_scratch(db):
-    summary = metric_rows.dataset_summary(db, "ds")
+    summary = metric_summary_reads.dataset_summary(db, "ds")
     assert summary["undefined"] == scratch_undefined(db)
     judge, eff = scratch(db)
     assert summary["judge"].keys() == judge.keys()
@@ -101,39 +102,39 @@ def test_migration_creates_tables():
 
 def test_import_stores_rows_and_totals(db):
     assert_summary_matches_scratch(db)
-    summary = metric_rows.dataset_summary(db, "ds")
+    summary = metric_summary_reads.dataset_summary(db, "ds")
     assert summary["records"] == 16 and summary["reviewed_records"] == 0
     assert summary["group"] is None
     # means over the records where defined: the abstention is not counted
     assert summary["judge"]["longform.supported"] == pytest.approx(2 / 3)
     rowid = store_records.find(db, "t1", "ds").rowid
-    values = metric_table.record_values(db, rowid)
+    values = metric_reads.record_values(db, rowid)
     assert values["judge"] == values["effective"]
     assert values["judge"]["trace.relevance"] == 0.25
 
 
 def test_label_change_moves_only_that_record_and_the_sums(db):
     stored = store_records.find(db, "t2", "ds")
-    before = metric_table.record_values(db, stored.rowid)
+    before = metric_reads.record_values(db, stored.rowid)
     other = store_records.find(db, "t3", "ds").rowid
-    other_before = metric_table.record_values(db, other)
+    other_before = metric_reads.record_values(db, other)
     history.set_label(db, stored.rowid, "relevant", "0d", True, "ann")
     history.set_label(db, stored.rowid, "supported", "b", False, "ann")
-    after = metric_table.record_values(db, stored.rowid)
+    after = metric_reads.record_values(db, stored.rowid)
     assert after["judge"] == before["judge"]
     assert after["effective"]["trace.relevance"] == 0.75
     assert after["effective"]["trace.adherence"] == 0.0
-    assert metric_table.record_values(db, other) == other_before
+    assert metric_reads.record_values(db, other) == other_before
     assert_summary_matches_scratch(db)
     lf = store_records.find(db, "l2", "ds").rowid  # the abstention gains no facts
     history.set_label(db, store_records.find(db, "l0", "ds").rowid, "fact", "f2", "S", "ann")
-    assert metric_table.record_values(db, lf)["effective"]["longform.f1_at_k"] is None
+    assert metric_reads.record_values(db, lf)["effective"]["longform.f1_at_k"] is None
     assert_summary_matches_scratch(db)
     history.undo(db, "ann")
     history.undo(db, "ann")
     history.set_label(db, stored.rowid, "relevant", "0d", None, "ann")  # revert
     assert_summary_matches_scratch(db)
-    summary = metric_rows.dataset_summary(db, "ds")
+    summary = metric_summary_reads.dataset_summary(db, "ds")
     assert summary["effective"]["trace.relevance"] == pytest.approx(
         summary["judge"]["trace.relevance"]
     )
@@ -144,85 +145,87 @@ def test_incremental_sums_equal_a_rebuild(db):
         rowid = store_records.find(db, f"t{i}", "ds").rowid
         history.set_label(db, rowid, "utilized", "0b", True, "ann")
         history.set_label(db, rowid, "relevant", "0a", i % 2 == 0, "ann")
-    incremental = metric_rows.dataset_summary(db, "ds")
+    incremental = metric_summary_reads.dataset_summary(db, "ds")
     with db.conn:
-        metric_rows.rebuild_totals(db, "ds")
-    rebuilt = metric_rows.dataset_summary(db, "ds")
+        metric_writes.rebuild_totals(db, "ds")
+    rebuilt = metric_summary_reads.dataset_summary(db, "ds")
     for layer in ("judge", "effective"):
         assert incremental[layer] == pytest.approx(rebuilt[layer], abs=1e-12)
 
 
 def test_settings_change_recomputes(db):
-    metric_rows.put_setting(db, "ds", "trace.variant", "capped20")
-    metric_rows.put_setting(db, "ds", "longform.k", 1)
+    metric_writes.put_setting(db, "ds", "trace.variant", "capped20")
+    metric_writes.put_setting(db, "ds", "longform.k", 1)
     assert_summary_matches_scratch(db)
-    values = metric_table.record_values(db, store_records.find(db, "t4", "ds").rowid)
+    values = metric_reads.record_values(db, store_records.find(db, "t4", "ds").rowid)
     assert values["judge"]["trace.relevance"] == 4 / 20
-    summary = metric_rows.dataset_summary(db, "ds")
+    summary = metric_summary_reads.dataset_summary(db, "ds")
     assert summary["judge"]["longform.f1_at_k"] == pytest.approx((2 / 3 + 1 + 0) / 3)
 
 
 def test_settings_change_reports_progress_over_every_record(db):
     done: list[int] = []
-    assert metric_rows.put_setting(db, "ds", "trace.variant", "length", on_progress=done.append)
+    assert metric_writes.put_setting(db, "ds", "trace.variant", "length", on_progress=done.append)
     assert sum(done) == 16  # 12 trace + 4 long-form records
 
 
 def test_unchanged_setting_recomputes_nothing(db):
     done: list[int] = []
-    assert not metric_rows.put_setting(
+    assert not metric_writes.put_setting(
         db, "ds", "longform.k", 100, on_progress=done.append
     )  # default
-    metric_rows.put_setting(db, "ds", "longform.k", 64)
-    assert not metric_rows.put_setting(db, "ds", "longform.k", 64, on_progress=done.append)
+    metric_writes.put_setting(db, "ds", "longform.k", 64)
+    assert not metric_writes.put_setting(db, "ds", "longform.k", 64, on_progress=done.append)
     assert done == []
     assert settings.get_all(db, "ds")["longform.k"] == 64
 
 
 def test_bulk_refresh_rebuilds_sums(db, monkeypatch):
-    monkeypatch.setattr(metric_rows, "BULK", 3)
-    metric_rows.put_setting(db, "ds", "trace.variant", "length")
+    monkeypatch.setattr(metric_writes, "BULK", 3)
+    metric_writes.put_setting(db, "ds", "trace.variant", "length")
     assert_summary_matches_scratch(db)
 
 
 def test_grouped_summaries(db):
-    groups = metric_rows.grouped_summaries(db, "ds", "noise_rate")
+    groups = metric_summary_reads.grouped_summaries(db, "ds", "noise_rate")
     assert [g["group"] for g in groups] == [
         {"noise_rate": 0.5},
         {"noise_rate": 1.0},
         {"noise_rate": None},
     ]
     assert [g["records"] for g in groups] == [6, 6, 4]
-    one = metric_rows.dataset_summary(db, "ds", {"noise_rate": 0.5})
+    one = metric_summary_reads.dataset_summary(db, "ds", {"noise_rate": 0.5})
     assert one == groups[0]
     odd = [i for i in range(12) if i % 2]
     assert one["judge"]["trace.relevance"] == pytest.approx(sum((i % 5) / 4 for i in odd) / 6)
-    by_task = metric_rows.grouped_summaries(db, "ds", "task")
+    by_task = metric_summary_reads.grouped_summaries(db, "ds", "task")
     assert [g["group"]["task"] for g in by_task] == ["longform", "trace"]
     assert "trace.relevance" not in by_task[0]["judge"]
     with pytest.raises(Exception, match="cannot group"):
-        metric_rows.grouped_summaries(db, "ds", "x'); DROP TABLE records; --")
+        metric_summary_reads.grouped_summaries(db, "ds", "x'); DROP TABLE records; --")
 
 
 def test_reviewed_count(db):
     history.mark(db, store_records.find(db, "t0", "ds").rowid, "reviewed", "ann")
-    assert metric_rows.dataset_summary(db, "ds")["reviewed_records"] == 1
-    assert metric_rows.dataset_summary(db, "ds", {"task": "trace"})["reviewed_records"] == 1
+    assert metric_summary_reads.dataset_summary(db, "ds")["reviewed_records"] == 1
+    assert (
+        metric_summary_reads.dataset_summary(db, "ds", {"task": "trace"})["reviewed_records"] == 1
+    )
 
 
 def test_stored_scores_compared_with_recomputation(db):
     # t0..t3 carry stored relevance 0.25; ours is (i % 5) / 4 -> 0, .25, .5, .75
-    out = metric_rows.stored_comparison(db, "ds")
+    out = metric_summary_reads.stored_comparison(db, "ds")
     assert out["trace.relevance"]["n"] == 4
     assert out["trace.relevance"]["disagree"] == 3
     assert out["trace.relevance"]["max_abs_diff"] == pytest.approx(0.5)
-    summary = metric_rows.dataset_summary(db, "ds")
+    summary = metric_summary_reads.dataset_summary(db, "ds")
     rmse = ((0.25**2 + 0 + 0.25**2 + 0.5**2) / 4) ** 0.5
     assert summary["judge"]["trace.relevance_rmse"] == pytest.approx(rmse)
 
 
 def test_per_record_iteration_in_file_order(db):
-    rows = list(metric_table.iter_record_values(db, "ds"))
+    rows = list(metric_reads.iter_record_values(db, "ds"))
     assert [r["id"] for r in rows][:3] == ["t0", "t1", "t2"]
     assert len(rows) == 16
     assert all(not any("._" in n for n in r["judge"]) for r in rows)
@@ -242,21 +245,21 @@ def test_ragbench_raw_list_counts_in_both_layers(tmp_path):
     judge = {"relevant": {"0a": True, "0b": True}}
     importer.import_records(database, "d", "ragbench", None, [ImportItem(1, record, judge)])
     rowid = store_records.find(database, "rb", "d").rowid
-    assert metric_table.record_values(database, rowid)["judge"]["trace.relevance"] == 0.75
-    assert metric_rows.stored_comparison(database, "d")["trace.relevance"]["disagree"] == 0
+    assert metric_reads.record_values(database, rowid)["judge"]["trace.relevance"] == 0.75
+    assert metric_summary_reads.stored_comparison(database, "d")["trace.relevance"]["disagree"] == 0
     history.set_label(database, rowid, "relevant", "0c", True, "ann")
-    values = metric_table.record_values(database, rowid)
+    values = metric_reads.record_values(database, rowid)
     assert values["judge"]["trace.relevance"] == 0.75
     assert values["effective"]["trace.relevance"] == 1.0
 
 
 def test_dataset_from_before_metrics_is_filled_on_first_read(db):
-    expected = metric_rows.dataset_summary(db, "ds")
+    expected = metric_summary_reads.dataset_summary(db, "ds")
     with db.conn:  # as a DB written by a build without metrics would be
         db.conn.execute("DELETE FROM record_metrics")
         db.conn.execute("DELETE FROM metric_totals")
-    assert metric_rows.dataset_summary(db, "ds") == expected
-    assert len(list(metric_table.iter_record_values(db, "ds"))) == 16
+    assert metric_summary_reads.dataset_summary(db, "ds") == expected
+    assert len(list(metric_reads.iter_record_values(db, "ds"))) == 16
 
 
 def _metric_tables(database):
@@ -271,7 +274,7 @@ def _metric_tables(database):
 
 
 def test_import_bulk_path_stores_what_refresh_stores(tmp_path):
-    """New records' rows go in by the import's bulk path (metric_bulk); records that
+    """New records' rows go in by the import's bulk path (metric_import_writes); records that
     come with human labels go through refresh. Recomputing every record through
     refresh, one at a time from an empty table, gives the same rows and sums."""
     database = open_database(tmp_path / "bulk.ragreview.db")
@@ -281,14 +284,14 @@ def test_import_bulk_path_stores_what_refresh_stores(tmp_path):
     items[5] = ImportItem(items[5].position, items[5].record, items[5].judge, human)
     importer.import_records(database, "ds", "ragreview", None, items)
     assert_summary_matches_scratch(database)
-    assert metric_rows.dataset_summary(database, "ds")["records"] == 16
+    assert metric_summary_reads.dataset_summary(database, "ds")["records"] == 16
     imported = _metric_tables(database)
     rowids = [r for (r,) in database.conn.execute("SELECT rowid FROM records ORDER BY rowid")]
     with database.conn:
         database.conn.execute("DELETE FROM record_metrics")
         database.conn.execute("DELETE FROM metric_totals")
         for rowid in rowids:
-            metric_rows.refresh(database, [rowid])
+            metric_writes.refresh(database, [rowid])
     rows, totals = _metric_tables(database)
     assert rows == imported[0]
     # counts of defined and of undefined values agree; rows left at zero do not matter
@@ -357,8 +360,8 @@ def test_upgrade_to_m009_recomputes_metrics_that_used_to_be_0(tmp_path):
         "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq) "
         "VALUES ('ds', 'judge', 'rgb.correct', 1, 0.0, 0.0)",
     )
-    summary = metric_rows.dataset_summary(upgraded, "ds")
+    summary = metric_summary_reads.dataset_summary(upgraded, "ds")
     assert summary["judge"]["rgb.correct"] is None and summary["judge"]["rgb.accuracy"] is None
     assert summary["undefined"]["judge"]["rgb.correct"] == 1
     rowid = store_records.find(upgraded, "q1", "ds").rowid
-    assert metric_table.record_values(upgraded, rowid)["judge"]["rgb.correct"] is None
+    assert metric_reads.record_values(upgraded, rowid)["judge"]["rgb.correct"] is None

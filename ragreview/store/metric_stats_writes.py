@@ -7,8 +7,8 @@ variants' components (``rgb.stats``), the long-form S / NS / IR counts
 (``longform.stats``), and on the judge row the source's stored F1 scores at any K.
 Its columns are the stats the families declare (``Family.stats``): a family's new
 stats are added when a database is opened (``extend``), with no migration.
-They are written with the record's metric rows (``metric_rows.refresh`` and
-``metric_bulk``), in the same transaction.
+They are written with the record's metric rows (``metric_writes.refresh`` and
+``metric_import_writes``), in the same transaction.
 
 ``apply`` rewrites the ``record_metrics`` rows and ``metric_totals`` sums a setting
 changes with SQL over this table, never reading a record. Its formulas repeat each

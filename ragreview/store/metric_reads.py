@@ -2,7 +2,7 @@
 records' (agreement), every record's in file order (``metrics --per-record``), and as a
 table, one row per record and one column per (layer, metric), for ``export --as csv``.
 
-The values are the ``record_metrics`` rows ``metric_rows`` keeps current, read with SQL
+The values are the ``record_metrics`` rows ``metric_writes`` keeps current, read with SQL
 alone, so none of these parses a record or computes a metric.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.metrics import is_public
-from . import bulk, metric_rows
-from .metric_rows import LAYERS
+from . import bulk, metric_writes
+from .metric_writes import LAYERS
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -110,8 +110,8 @@ def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict
     ``'N'`` where its value is undefined (the values themselves stay the stored floats:
     SQLite's own number text is not Python's repr). A record without human labels has
     its judge values read once: its effective values are the same by construction
-    (``refresh`` and ``metric_bulk`` store the judge values for both)."""
-    metric_rows.ensure(db, dataset)
+    (``refresh`` and ``metric_import_writes`` store the judge values for both)."""
+    metric_writes.ensure(db, dataset)
     names: dict[str, list[str]] = {layer: [] for layer in LAYERS}
     for layer, name in db.conn.execute(
         "SELECT layer, name FROM metric_totals WHERE dataset = ? AND instr(name, '._') = 0 "

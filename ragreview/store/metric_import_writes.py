@@ -1,8 +1,8 @@
-"""Metric rows of records an import has just created: the bulk path of ``metric_rows``.
+"""Metric rows of records an import has just created: the bulk path of ``metric_writes``.
 
 A record the importer inserted in this transaction has no metric rows yet and (unless
 the file carried human labels for it) no human layer, so its effective values are its
-judge values. ``metric_rows.refresh`` would still read the (absent) old rows, upsert
+judge values. ``metric_writes.refresh`` would still read the (absent) old rows, upsert
 each row and move the running sums key by key; here the rows go in by plain inserts
 and the batch's sums are added once per metric. The values stored are exactly those
 ``refresh`` computes (the same ``core.metrics`` calls), which the tests pin by
@@ -19,8 +19,8 @@ from ..core import metrics
 from ..core.labels import Layer
 from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
-from . import bulk, metric_stats
-from .metric_rows import COUNT, _with_source, add_totals, has_totals, recompute
+from . import bulk, metric_stats_writes
+from .metric_writes import COUNT, _with_source, add_totals, has_totals, recompute
 
 # A new record's metric values: (judge values, stored values, its metric_stats row
 # without record and layer); the effective layer is the judge layer while the record
@@ -37,7 +37,7 @@ def new_record_values(
     record = _with_source(record, source)
     stats: dict[str, Any] = {}
     values = metrics.record_values(record, judge, settings, judge=judge, stats=stats)
-    stats_row = metric_stats.row(0, "judge", stats, stored_f1(record))[2:]
+    stats_row = metric_stats_writes.row(0, "judge", stats, stored_f1(record))[2:]
     return values, metrics.stored_pairs(record, settings), stats_row
 
 
@@ -80,15 +80,15 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
 
 def store(conn: sqlite3.Connection, rows: Rows) -> None:
     """Write ``rows_for_new``'s rows in the caller's transaction."""
-    metric_rows, totals, stats_rows = rows
+    metric_writes, totals, stats_rows = rows
     if not totals:
         return
     dataset = totals[0][0]
     older = not has_totals(conn, dataset) and _has_other_records(
-        conn, dataset, {r[0] for r in metric_rows}
+        conn, dataset, {r[0] for r in metric_writes}
     )
-    bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_rows)
-    bulk.insert(conn, "metric_stats", metric_stats.columns(), stats_rows)
+    bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_writes)
+    bulk.insert(conn, "metric_stats", metric_stats_writes.columns(), stats_rows)
     if older:
         # the dataset's older records have no sums (an older build's DB): moving sums
         # would leave them partial; recompute the dataset whole instead
