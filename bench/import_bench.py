@@ -147,11 +147,16 @@ def baseline(path: Path, db_path: Path) -> int:
 
 
 def ragreview_env() -> dict[str, str]:
-    """The environment for ``python -m ragreview`` from this checkout."""
-    return {
+    """The environment for ``python -m ragreview`` from this checkout. Bytecode is
+    written, as an installed package has it: with ``PYTHONDONTWRITEBYTECODE`` set (some
+    shells and CI images set it) every run would compile every module again, which a
+    user's ragreview never does (+50 ms of start-up)."""
+    env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
     }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def ragreview(*args: str | Path) -> None:
