@@ -13,7 +13,9 @@ lies between sentences is whitespace only.
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 from ..core.keys import doc_key, response_key
@@ -48,13 +50,36 @@ _CJK_END = re.compile(r"[。｡！？]+[”’」』）)】》〉〕\"'\]]*")
 _BACKEND = {"name": ""}
 
 
-def _bundled_tokenizer() -> Any:
-    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+# ``import nltk`` loads scipy.stats (nltk.metrics.association) and scikit-learn
+# (nltk.classify) whenever they are installed: 2.6 s before the first sentence on a
+# machine that has them (a data-science environment, and our dev extra, where every
+# test child that sentencizes paid it). Punkt uses neither, so they are hidden while
+# nltk itself loads, unless the program already imported them, as _lean_sqlite_utils
+# does for pandas; afterwards they import normally. (In such a process nltk's own
+# scipy- and sklearn-based helpers, which ragreview never calls, stay unavailable.)
+_HIDDEN_FROM_NLTK = ("scipy", "sklearn")
 
-    params = PunktParameters()
+
+def _punkt() -> ModuleType:
+    """``nltk.tokenize.punkt``, nltk loaded without scipy and scikit-learn."""
+    hidden = [] if "nltk" in sys.modules else [m for m in _HIDDEN_FROM_NLTK if m not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        from nltk.tokenize import punkt
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
+    return punkt
+
+
+def _bundled_tokenizer() -> Any:
+    punkt = _punkt()
+    params = punkt.PunktParameters()
     params.abbrev_types = set(ABBREVIATIONS)
     params.sent_starters = set(SENTENCE_STARTERS)
-    return PunktSentenceTokenizer(params)
+    return punkt.PunktSentenceTokenizer(params)
 
 
 @lru_cache(maxsize=1)
@@ -64,12 +89,12 @@ def _tokenizer() -> Any:
     Only ``nltk.data.find`` and the model's own files are consulted; ``nltk.download``
     is never called, so a missing model costs nothing but the fallback.
     """
+    punkt = _punkt()
     import nltk.data
-    from nltk.tokenize.punkt import PunktTokenizer
 
     try:
         nltk.data.find("tokenizers/punkt_tab/english/")
-        tokenizer = PunktTokenizer("english")
+        tokenizer = punkt.PunktTokenizer("english")
     except (LookupError, OSError, ValueError):
         _BACKEND["name"] = "bundled"
         return _bundled_tokenizer()
