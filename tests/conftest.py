@@ -73,6 +73,30 @@ def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     return run
 
 
+def in_process(args: tuple | list, cwd: Path, **env: str | None):
+    """Run ``ragreview ARGS`` through click's CliRunner in ``cwd``, with HOME=cwd, CI
+    unset and ``env``; the click Result. An uncaught exception is raised (for the user
+    it would be a traceback)."""
+    from click.testing import CliRunner
+
+    from ragreview.cli import cli
+
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(
+            cli,
+            [str(a) for a in args],
+            env={"HOME": str(cwd), "CI": None, **env},
+            catch_exceptions=True,
+        )
+    finally:
+        os.chdir(before)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
 @pytest.fixture
 def cli_runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     """A click ``CliRunner`` with a fixed reviewer name and HOME inside tmp_path."""
