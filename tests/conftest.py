@@ -73,6 +73,30 @@ def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     return run
 
 
+def in_process(args: tuple | list, cwd: Path, **env: str | None):
+    """Run ``ragreview ARGS`` through click's CliRunner in ``cwd``, with HOME=cwd, CI
+    unset and ``env``; the click Result. An uncaught exception is raised (for the user
+    it would be a traceback)."""
+    from click.testing import CliRunner
+
+    from ragreview.cli import cli
+
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(
+            cli,
+            [str(a) for a in args],
+            env={"HOME": str(cwd), "CI": None, **env},
+            catch_exceptions=True,
+        )
+    finally:
+        os.chdir(before)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
 @pytest.fixture
 def cli_runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     """A click ``CliRunner`` with a fixed reviewer name and HOME inside tmp_path."""
@@ -81,3 +105,17 @@ def cli_runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setenv("USER", "tester")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     return CliRunner()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Textual's Pilot waits, after each key and each ``pause()``, until the process is
+    idle: it sleeps 20 ms slices until one used under 1/20 of its length in CPU. Most
+    of a TUI test's time was these slices (3.0 of 3.0 s for 20 refused keys on the
+    rubric screen), not the work they wait for. Slices of 5 ms keep the same test
+    (the same 1/20 ratio of CPU to wall clock, after the same wait for every widget's
+    queued messages) and stop waiting 15 ms sooner each time (1.7 s for those keys;
+    tests/tui/test_families.py with test_rubric.py: 82 s -> 47 s of test calls)."""
+    from textual import _wait
+
+    _wait.SLEEP_GRANULARITY = 1 / 200
+    _wait.SLEEP_IDLE = _wait.SLEEP_GRANULARITY / 20

@@ -42,16 +42,31 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
     return path
 
 
-def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("CI", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "ragreview", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+def run(*args: str, check: bool = True, real_process: bool = False) -> subprocess.CompletedProcess:
+    """The command under test, without CI in the environment: its exit code, stdout and
+    stderr. In process through click's CliRunner (an uncaught exception is raised: a
+    traceback still fails the test) unless ``real_process``: what these tests check
+    (reports, exit codes, messages, the files written) is the same in process, and a
+    child Python cost each call 0.5-1.5 s of start-up (numpy, the adapters)."""
+    if real_process:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("CI", None)
+        proc = subprocess.run(
+            [sys.executable, "-m", "ragreview", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    else:
+        from click.testing import CliRunner
+
+        from ragreview.cli import cli
+
+        result = CliRunner().invoke(cli, list(args), env={"CI": None}, catch_exceptions=True)
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        proc = subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
     return proc

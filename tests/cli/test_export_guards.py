@@ -18,7 +18,7 @@ import pytest
 from ragreview.core.errors import RagreviewError
 from ragreview.services import export, output_file
 from ragreview.store import open_database
-from tests.conftest import REPO_ROOT, subprocess_env
+from tests.conftest import REPO_ROOT, in_process, subprocess_env
 
 DEMO = REPO_ROOT / "fixtures" / "demo.jsonl"
 
@@ -28,15 +28,25 @@ def temps(folder: Path, name: str) -> list[str]:
 
 
 @pytest.fixture
-def labelled(demo_copy: Path, run_cli) -> tuple[Path, Path]:
-    proc = run_cli("label", demo_copy, "covid-1", "relevant", "0a", "false")
-    assert proc.returncode == 0, proc.stderr
+def labelled(demo_copy: Path) -> tuple[Path, Path]:
+    # set up in process; the exports under test run as real processes
+    label = ["label", demo_copy, "covid-1", "relevant", "0a", "false"]
+    proc = in_process(label, demo_copy.parent, USER="tester")
+    assert proc.exit_code == 0, proc.stderr
     return demo_copy, demo_copy.with_name("demo.ragreview.db")
+
+
+def metrics(db_path: Path) -> list[str]:
+    """What the DB answers ``metrics`` and ``metrics --json`` (in process: the state is
+    compared, not the process)."""
+    return [
+        in_process(["metrics", db_path, *more], db_path.parent).stdout for more in ([], ["--json"])
+    ]
 
 
 def test_db_wal_and_input_are_refused_and_metrics_are_unchanged(labelled, run_cli):
     src, db_path = labelled
-    before = [run_cli("metrics", db_path).stdout, run_cli("metrics", db_path, "--json").stdout]
+    before = metrics(db_path)
     assert before[0] and before[1]
     text = src.read_bytes()
     for out, extra in [
@@ -53,7 +63,7 @@ def test_db_wal_and_input_are_refused_and_metrics_are_unchanged(labelled, run_cl
             ]
     assert src.read_bytes() == text
     assert not Path(f"{db_path}-wal").exists()  # (closed DB: never created by an export)
-    after = [run_cli("metrics", db_path).stdout, run_cli("metrics", db_path, "--json").stdout]
+    after = metrics(db_path)
     assert after == before
 
 

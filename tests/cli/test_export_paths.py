@@ -13,6 +13,7 @@ import pytest
 from ragreview.core.errors import RagreviewError
 from ragreview.services import export
 from ragreview.store import open_database
+from tests.conftest import in_process
 
 
 def events(db_path: Path) -> list[tuple]:
@@ -26,10 +27,12 @@ def events(db_path: Path) -> list[tuple]:
 
 
 @pytest.fixture
-def labelled(demo_copy: Path, run_cli) -> tuple[Path, Path]:
-    """The demo imported, one label with a reason set; (input, DB)."""
-    proc = run_cli("label", demo_copy, "covid-1", "relevant", "0a", "false", "--reason", "why")
-    assert proc.returncode == 0, proc.stderr
+def labelled(demo_copy: Path) -> tuple[Path, Path]:
+    """The demo imported, one label with a reason set; (input, DB). (In process: the
+    exports under test run as real processes.)"""
+    label = ["label", demo_copy, "covid-1", "relevant", "0a", "false", "--reason", "why"]
+    proc = in_process(label, demo_copy.parent, USER="tester")
+    assert proc.exit_code == 0, proc.stderr
     return demo_copy, demo_copy.with_name("demo.ragreview.db")
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import in_process
+
 from .agreement_helpers import trace_record, write_jsonl
 
 CLEAR = "\x1b[2J\x1b[H"
@@ -65,12 +67,12 @@ def test_merge_and_conflicts_print_reviewer_names_without_escapes(hostile, run_c
     for n, value in enumerate(("true", "false")):
         db = tmp_path / f"r{n}.db"
         who = f"{CLIPBOARD}rev{n}{TITLE}"
-        assert run_cli("import", hostile, "--db", db).returncode == 0
-        assert (
-            run_cli("label", db, EVIL_ID, "relevant", "0b", value, "--reviewer", who).returncode
-            == 0
-        )
-        assert run_cli("mark", db, EVIL_ID, "--reviewed", "--reviewer", who).returncode == 0
+        # the setup in process (its output is not what this test reads)
+        assert in_process(["import", hostile, "--db", db], tmp_path).exit_code == 0
+        label = ["label", db, EVIL_ID, "relevant", "0b", value, "--reviewer", who]
+        assert in_process(label, tmp_path).exit_code == 0
+        mark = ["mark", db, EVIL_ID, "--reviewed", "--reviewer", who]
+        assert in_process(mark, tmp_path).exit_code == 0
         dbs.append(db)
     merged = run_cli("merge", *dbs, "--into", tmp_path / "all.db")
     assert merged.returncode == 0, merged.stderr
@@ -85,10 +87,11 @@ def test_merge_and_conflicts_print_reviewer_names_without_escapes(hostile, run_c
     assert_clean(report.stdout)
 
 
-def test_csv_export_defuses_formulas_and_json_keeps_the_text(hostile, run_cli, tmp_path):
+def test_csv_export_defuses_formulas_and_json_keeps_the_text(hostile, tmp_path):
+    # the files are what this test reads: the exports run in process
     out = tmp_path / "out.csv"
-    proc = run_cli("export", hostile, "--out", out, "--as", "csv")
-    assert proc.returncode == 0, proc.stderr
+    proc = in_process(["export", hostile, "--out", out, "--as", "csv"], tmp_path)
+    assert proc.exit_code == 0, proc.stderr
     raw = out.read_text(encoding="utf-8")
     assert_clean(raw)
     ids = [row["id"] for row in csv.DictReader(io.StringIO(raw))]
@@ -96,7 +99,9 @@ def test_csv_export_defuses_formulas_and_json_keeps_the_text(hostile, run_cli, t
     for row in csv.reader(io.StringIO(raw)):
         assert not row[0].startswith(("=", "+", "-", "@", "\t", "\r")), row
     gold = tmp_path / "gold.jsonl"
-    assert run_cli("export", hostile, "--out", gold, "--as", "ragreview").returncode == 0
+    assert (
+        in_process(["export", hostile, "--out", gold, "--as", "ragreview"], tmp_path).exit_code == 0
+    )
     exported = [json.loads(line) for line in gold.read_text().splitlines()]
     assert [r["id"] for r in exported] == [EVIL_ID, *FORMULAS]
     assert exported[0]["question"] == f"What {CLEAR}now{TITLE}?"

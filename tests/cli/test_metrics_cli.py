@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import in_process
 from tests.core.test_metrics_longform import factscore_facts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,16 +18,11 @@ SHARED = ROOT.parent / "shared" / "fixtures"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(cwd)}
-    env.pop("CI", None)
-    return subprocess.run(
-        [sys.executable, "-m", "ragreview", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """``ragreview ARGS`` in ``cwd`` with HOME there and CI unset, in process (click's
+    CliRunner): exit code, stdout and stderr as a child Python gives them, without its
+    start-up per call; an uncaught exception is raised."""
+    result = in_process(args, cwd)
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def ok(*args: str, cwd: Path) -> str:

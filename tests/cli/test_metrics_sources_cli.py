@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import re
 import string
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 from rouge_score import rouge_scorer
 
 from ragreview import formats
-from tests.conftest import subprocess_env
+from tests.conftest import in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "fixtures"
@@ -27,16 +25,12 @@ def needs(fmt: str) -> None:
 
 
 def run(*args: str, cwd: Path) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "ragreview", *args],
-        cwd=cwd,
-        env=subprocess_env(home=cwd),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    """``ragreview ARGS`` in ``cwd`` with HOME there, in process (click's CliRunner):
+    the numbers these tests compare are the same, without a child Python's start-up
+    per call; an uncaught exception is raised."""
+    result = in_process(args, cwd)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
 
 
 def one(text: str) -> dict:

@@ -25,6 +25,7 @@ from ragreview.formats import native
 from .helpers import FIXTURES, SHARED_RGB, map_args, run
 
 LINES_KEPT = 4  # records taken from each JSON Lines fixture (enough to corrupt, and fast)
+TASKS_KEPT = 3  # tasks taken from an InspectorRAGet experiment: 12 evaluations of 4 models
 DEEP = "[" * 3000 + "]" * 3000  # past the parser's limit
 DEEPISH = "[" * 600 + "]" * 600  # parses, but too deep to store or write back as it is
 HUGE = "9" * 5000
@@ -57,8 +58,27 @@ def _is_document(text: str) -> bool:
 def _original(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     if _is_document(text):
-        return text
+        return _cut_experiment(text)
     return "".join(line + "\n" for line in text.splitlines()[:LINES_KEPT])
+
+
+def _cut_experiment(text: str) -> str:
+    """An InspectorRAGet experiment (3.4 MB, 400 evaluations) cut down to the evaluations
+    of its first few tasks, with those tasks and the documents they cite, and every
+    model and metric kept: the same real records, but each corrupted import reads 12
+    evaluations instead of 400 (seconds each). Other documents are small: kept whole."""
+    doc = json.loads(text)
+    if not isinstance(doc, dict) or "tasks" not in doc:
+        return text
+    key = next((k for k in ("evaluations", "results") if k in doc), None)
+    if key is None:
+        return text
+    kept = list(dict.fromkeys(ev["task_id"] for ev in doc[key]))[:TASKS_KEPT]
+    doc[key] = [ev for ev in doc[key] if ev["task_id"] in kept]
+    doc["tasks"] = [t for t in doc["tasks"] if t["task_id"] in kept]
+    cited = {c.get("document_id") for t in doc["tasks"] for c in t.get("contexts") or []}
+    doc["documents"] = [d for d in doc.get("documents") or [] if d["document_id"] in cited]
+    return json.dumps(doc, ensure_ascii=False, indent=2)
 
 
 def _import(

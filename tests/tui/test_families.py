@@ -15,6 +15,7 @@ from ragreview.tui.widgets.header import ReviewHeader
 from ragreview.tui.widgets.key_bar import StatusLine
 from ragreview.tui.widgets.metrics_panel import MetricsPanel
 from ragreview.tui.widgets.verdict_bar import VerdictBar
+from tests.conftest import in_process
 
 from .conftest import REPO, events, human, make_app, opened, text_of
 
@@ -391,7 +392,7 @@ async def test_ragas_statements_contexts_and_their_reasons(tmp_path):
         assert record_value(app, "ragas.faithfulness")[1] == pytest.approx(2 / 3)
 
 
-async def test_merged_file_shows_conflicts_and_6_filters_them(tmp_path, run_cli):
+async def test_merged_file_shows_conflicts_and_6_filters_them(tmp_path):
     for reviewer, value in (("ann", "false"), ("bob", "true")):
         folder = tmp_path / reviewer
         folder.mkdir()
@@ -399,11 +400,11 @@ async def test_merged_file_shows_conflicts_and_6_filters_them(tmp_path, run_cli)
         db = folder / "demo.ragreview.db"
         who = ("--reviewer", reviewer)
         for args in (("import", folder / "demo.jsonl"), ("label", db, "covid-1", "relevant", "0a", value, *who), ("mark", db, "covid-1", "--reviewed", *who)):  # fmt: skip
-            done = run_cli(*args)
-            assert done.returncode == 0, done.stderr
+            done = in_process(args, tmp_path)  # the setup: in process, before the app
+            assert done.exit_code == 0, done.stderr
     merged = tmp_path / "merged.db"
-    done = run_cli("merge", tmp_path / "ann" / "demo.ragreview.db", tmp_path / "bob" / "demo.ragreview.db", "--into", merged)  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    done = in_process(["merge", tmp_path / "ann" / "demo.ragreview.db", tmp_path / "bob" / "demo.ragreview.db", "--into", merged], tmp_path)  # fmt: skip
+    assert done.exit_code == 0, done.stderr
     o = opened(merged)
     app = make_app(o)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -60,15 +60,40 @@ def env(**extra: str) -> dict[str, str]:
     return out
 
 
-def ragreview(*args: str, key: str | None = SECRET) -> subprocess.CompletedProcess:
-    extra = {"OPENAI_API_KEY": key} if key else {}
-    return subprocess.run(
-        [sys.executable, "-m", "ragreview", *args],
-        env=env(**extra),
-        capture_output=True,
-        text=True,
-        timeout=120,
+def ragreview(
+    *args: str, key: str | None = SECRET, real_process: bool = False
+) -> subprocess.CompletedProcess:
+    """Run the CLI with ``key`` as OPENAI_API_KEY (and no OPENAI_BASE_URL).
+
+    In process through click's CliRunner unless ``real_process``: a child Python pays
+    about a second importing the openai package, and what these tests check (exit
+    code, stdout, stderr, the real client's requests to the local server, the files
+    written) is the same in process. An uncaught exception is raised, so a traceback
+    the user would see still fails the test. ``real_process`` runs ``python -m
+    ragreview`` for the checks only a real process shows (a traceback on its stderr,
+    a run with its own event loop)."""
+    if real_process:
+        extra = {"OPENAI_API_KEY": key} if key else {}
+        return subprocess.run(
+            [sys.executable, "-m", "ragreview", *args],
+            env=env(**extra),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    from click.testing import CliRunner
+
+    from ragreview.cli import cli
+
+    result = CliRunner().invoke(
+        cli,
+        list(args),
+        env={"OPENAI_API_KEY": key, "OPENAI_BASE_URL": None},
+        catch_exceptions=True,
     )
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def judge_args(path: Path, server, *more: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""`ragreview judge` end to end: a subprocess, a real SQLite file, a local server."""
+"""`ragreview judge` end to end: the CLI (in process, and as a real process for the usage
+errors and the interrupt), a real SQLite file, a local server."""
 
 from __future__ import annotations
 
@@ -82,9 +83,10 @@ def test_prompt_file_replaces_the_template(judge_server, trace_file, tmp_path):
 
 
 def test_usage_errors_are_one_line(judge_server, trace_file):
-    no_model = ragreview("judge", str(trace_file))
+    # a real process: its stderr is what the user sees, traceback included if any
+    no_model = ragreview("judge", str(trace_file), real_process=True)
     assert no_model.returncode == 2 and "--model is required" in no_model.stderr
-    no_key = ragreview("judge", str(trace_file), "--model", "m", key=None)
+    no_key = ragreview("judge", str(trace_file), "--model", "m", key=None, real_process=True)
     assert no_key.returncode == 1
     assert "Error: no API key: set OPENAI_API_KEY" in no_key.stderr
     assert "Traceback" not in no_key.stderr

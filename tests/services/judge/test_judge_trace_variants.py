@@ -206,7 +206,7 @@ async def test_the_review_screen_shows_the_active_runs_reasoning(judge_server, r
             opened.db.conn.close()
 
     assert imported_words in await shown()
-    done = ragreview(*judge_args(ragbench_file, judge_server))  # (its own event loop)
+    done = ragreview(*judge_args(ragbench_file, judge_server), real_process=True)  # own loop
     assert done.returncode == 0, done.stderr
     now = await shown()
     # the oracle explains every verdict with "…"
