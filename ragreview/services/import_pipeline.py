@@ -16,11 +16,13 @@ process takes them in turn.
 from __future__ import annotations
 
 import gc
+import io
 import multiprocessing
 import os
 import pickle
 import queue
 import signal
+import struct
 import threading
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
@@ -36,7 +38,12 @@ from ..store.importer import Prepared, prepare
 
 PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
 BATCH = 100  # records per message (~2 MB of RAGBench rows)
-AHEAD = 32  # messages received ahead of the importer
+# Messages received ahead of the importer: a little more than the importer takes in one
+# burst (store.importer.METRIC_BATCH records), so that the worker goes on preparing
+# while a batch is stored. Each is ~2 MB, held in a buffer kept for reuse (_Inbox): 32
+# of them were 70 MiB of the parent's peak whenever the worker ran ahead (issue 27).
+AHEAD = 12
+_HEADER = struct.Struct("!Q")  # a message's length, before its pickled bytes
 NICE = 5  # the priority a worker gives up when workers share a file (see _work)
 
 Entry = Prepared | Unchanged | InputError  # (no line is skipped here: see importing)
@@ -91,7 +98,7 @@ def prepared(
                 raise RagreviewError(
                     f"{path}: the import worker stopped (exit code {worker.exitcode})"
                 )
-            kind, payload, read = pickle.loads(message)
+            kind, payload, read = message
             if on_bytes is not None and read:
                 on_bytes(read)
             if kind == "entries":
@@ -133,21 +140,29 @@ class _Inbox:
     buffer the worker would wait through every store for its next message to be taken
     (a pipe holds 64 KiB), and the two processes would take turns instead of working
     at once. Receiving waits outside the GIL.
+
+    Each message (~2 MB) is read into one of a few buffers that are used again, not
+    into a new bytes object: glibc serves blocks that size from the heap once one has
+    been freed, and a new one per message left the heap fragmented, so that this
+    process kept growing with the file's size (issue 27: 284 MiB at 300,000 records).
+    ``Connection.recv_bytes_into`` would not help: it reads into a new BytesIO first.
     """
 
     def __init__(self, receiver: Connection, ahead: int = AHEAD) -> None:
         self._receiver = receiver
-        self._messages: queue.Queue[bytes | None] = queue.Queue(maxsize=ahead)
+        self._pipe = io.FileIO(receiver.fileno(), "rb", closefd=False)
+        self._messages: queue.Queue[tuple[bytearray, int] | None] = queue.Queue(maxsize=ahead)
+        self._free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()  # buffers to reuse
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._receive, name="ragreview-inbox", daemon=True)
         self._thread.start()
 
     def _receive(self) -> None:
-        message: bytes | None
+        message: tuple[bytearray, int] | None
         while True:
             try:
-                message = self._receiver.recv_bytes()
-            except (EOFError, OSError):  # the worker is gone (or we closed the pipe)
+                message = self._read()
+            except OSError:  # (we closed the pipe)
                 message = None
             while not self._closed.is_set():
                 try:
@@ -158,14 +173,47 @@ class _Inbox:
             if message is None or self._closed.is_set():
                 return
 
-    def get(self) -> bytes | None:
-        """The next message; None once the worker has closed its end."""
-        return self._messages.get()
+    def _read(self) -> tuple[bytearray, int] | None:
+        """The next message, in a reused buffer, and its length; None at the end."""
+        header = bytearray(_HEADER.size)
+        if not self._fill(header, len(header)):
+            return None
+        (size,) = _HEADER.unpack(header)
+        try:
+            buffer = self._free.get_nowait()
+        except queue.Empty:
+            buffer = bytearray(size)
+        if len(buffer) < size:  # grown, never shrunk: the next ones are about as large
+            buffer.extend(bytes(size - len(buffer)))
+        return (buffer, size) if self._fill(buffer, size) else None
+
+    def _fill(self, buffer: bytearray, size: int) -> bool:
+        """Read ``size`` bytes into the start of ``buffer``; False at the end of the pipe."""
+        got = 0
+        with memoryview(buffer) as view:
+            while got < size:
+                n = self._pipe.readinto(view[got:size])
+                if not n:
+                    return False
+                got += n
+        return True
+
+    def get(self) -> Any:
+        """The next message, unpickled; None once the worker has closed its end."""
+        message = self._messages.get()
+        if message is None:
+            return None
+        buffer, size = message
+        with memoryview(buffer) as view, view[:size] as body:
+            loaded = pickle.loads(body)
+        self._free.put(buffer)
+        return loaded
 
     def close(self) -> None:
         """Stop receiving; call once the worker has exited (the thread then sees EOF)."""
         self._closed.set()
         self._thread.join()
+        self._pipe.close()
         self._receiver.close()
 
 
@@ -188,10 +236,11 @@ def _work(
         os.nice(NICE)
     read = 0
     batch: list[Entry] = []
+    outbox = _Outbox(sender)
 
     def send(kind: str, payload: Any) -> None:
         nonlocal read
-        sender.send_bytes(pickle.dumps((kind, payload, read), protocol=pickle.HIGHEST_PROTOCOL))
+        outbox.send((kind, payload, read))
         read = 0
 
     def count(n: int) -> None:
@@ -232,3 +281,28 @@ def _work(
             pass
     finally:
         sender.close()
+
+
+class _Outbox:
+    """Messages to the parent's ``_Inbox``: each pickled into one buffer used again (no
+    new 2 MB block per message) and written after its length."""
+
+    def __init__(self, sender: Connection) -> None:
+        self._pipe = io.FileIO(sender.fileno(), "wb", closefd=False)  # (the fd is sender's)
+        self._out = io.BytesIO()
+
+    def send(self, message: Any) -> None:
+        out = self._out
+        out.seek(0)  # (not truncate: that would give the memory back, to ask again)
+        pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(message)
+        size = out.tell()
+        with out.getbuffer() as view, view[:size] as body:
+            self._write(_HEADER.pack(size))
+            self._write(body)
+
+    def _write(self, data: bytes | memoryview) -> None:
+        """All of ``data`` (a pipe takes 64 KiB at a time)."""
+        with memoryview(data) as view:
+            sent = 0
+            while sent < len(view):
+                sent += self._pipe.write(view[sent:]) or 0

@@ -38,10 +38,13 @@ def _orjson(value: Any) -> str:
 
 
 # (encoder objects made once: json.dumps with any non-default option makes one a call;
-# their ``encode`` writes a text straight through the C escaper)
-_spaced_ascii = json.JSONEncoder().encode  # json.dumps' defaults
-_spaced_utf8 = json.JSONEncoder(ensure_ascii=False).encode
-_compact_ascii = json.JSONEncoder(separators=(",", ":")).encode
+# their ``encode`` writes a text straight through the C escaper. No check for circular
+# references: a value parsed from JSON has none, and the check was a third of the
+# encoder's time on a RAGBench row's sentence lists, which a source export of a
+# json.dumps file encodes for every record. It does not change what is written.)
+_spaced_ascii = json.JSONEncoder(check_circular=False).encode  # json.dumps' defaults
+_spaced_utf8 = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+_compact_ascii = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _pandas(value: Any) -> str:  # pandas' to_json: compact, ASCII, "/" escaped
