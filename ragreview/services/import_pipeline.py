@@ -43,6 +43,9 @@ BATCH = 100  # records per message (~2 MB of RAGBench rows)
 # while a batch is stored. Each is ~2 MB, held in a buffer kept for reuse (_Inbox): 32
 # of them were 70 MiB of the parent's peak whenever the worker ran ahead (issue 27).
 AHEAD = 12
+# A multiprocessing Connection is a file descriptor on POSIX (read and written directly,
+# into reused buffers); on Windows it is a pipe handle, used through its own methods.
+FD_PIPES = os.name == "posix"
 _HEADER = struct.Struct("!Q")  # a message's length, before its pickled bytes
 NICE = 5  # the priority a worker gives up when workers share a file (see _work)
 
@@ -148,9 +151,10 @@ class _Inbox:
     ``Connection.recv_bytes_into`` would not help: it reads into a new BytesIO first.
     """
 
-    def __init__(self, receiver: Connection, ahead: int = AHEAD) -> None:
+    def __init__(self, receiver: Connection, ahead: int = AHEAD, fd_pipes: bool = FD_PIPES) -> None:
         self._receiver = receiver
-        self._pipe = io.FileIO(receiver.fileno(), "rb", closefd=False)
+        # (where a Connection is no file descriptor, its own framing: one new bytes each)
+        self._pipe = io.FileIO(receiver.fileno(), "rb", closefd=False) if fd_pipes else None
         self._messages: queue.Queue[tuple[bytearray, int] | None] = queue.Queue(maxsize=ahead)
         self._free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()  # buffers to reuse
         self._closed = threading.Event()
@@ -175,6 +179,12 @@ class _Inbox:
 
     def _read(self) -> tuple[bytearray, int] | None:
         """The next message, in a reused buffer, and its length; None at the end."""
+        if self._pipe is None:
+            try:
+                data = self._receiver.recv_bytes()
+            except EOFError:
+                return None
+            return bytearray(data), len(data)
         header = bytearray(_HEADER.size)
         if not self._fill(header, len(header)):
             return None
@@ -189,6 +199,7 @@ class _Inbox:
 
     def _fill(self, buffer: bytearray, size: int) -> bool:
         """Read ``size`` bytes into the start of ``buffer``; False at the end of the pipe."""
+        assert self._pipe is not None
         got = 0
         with memoryview(buffer) as view:
             while got < size:
@@ -213,7 +224,8 @@ class _Inbox:
         """Stop receiving; call once the worker has exited (the thread then sees EOF)."""
         self._closed.set()
         self._thread.join()
-        self._pipe.close()
+        if self._pipe is not None:
+            self._pipe.close()
         self._receiver.close()
 
 
@@ -287,8 +299,10 @@ class _Outbox:
     """Messages to the parent's ``_Inbox``: each pickled into one buffer used again (no
     new 2 MB block per message) and written after its length."""
 
-    def __init__(self, sender: Connection) -> None:
-        self._pipe = io.FileIO(sender.fileno(), "wb", closefd=False)  # (the fd is sender's)
+    def __init__(self, sender: Connection, fd_pipes: bool = FD_PIPES) -> None:
+        self._sender = sender
+        # (the fd is sender's; where a Connection is no file descriptor, its own framing)
+        self._pipe = io.FileIO(sender.fileno(), "wb", closefd=False) if fd_pipes else None
         self._out = io.BytesIO()
 
     def send(self, message: Any) -> None:
@@ -297,11 +311,15 @@ class _Outbox:
         pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(message)
         size = out.tell()
         with out.getbuffer() as view, view[:size] as body:
+            if self._pipe is None:
+                self._sender.send_bytes(body)
+                return
             self._write(_HEADER.pack(size))
             self._write(body)
 
     def _write(self, data: bytes | memoryview) -> None:
         """All of ``data`` (a pipe takes 64 KiB at a time)."""
+        assert self._pipe is not None
         with memoryview(data) as view:
             sent = 0
             while sent < len(view):

@@ -6,10 +6,15 @@ from __future__ import annotations
 import multiprocessing
 import threading
 
+import pytest
+
 from ragreview.services.import_pipeline import _Inbox, _Outbox
 
 
-def test_messages_of_any_size_arrive_whole_and_in_order() -> None:
+# fd: POSIX, the pipe read and written directly; connection: the Connection's own
+# framing, as on Windows (where a Connection is no file descriptor)
+@pytest.mark.parametrize("fd_pipes", [True, False], ids=["fd", "connection"])
+def test_messages_of_any_size_arrive_whole_and_in_order(fd_pipes: bool) -> None:
     receiver, sender = multiprocessing.Pipe(duplex=False)
     # (a large one, then smaller ones into the same buffers, then one larger than all)
     messages = [
@@ -18,10 +23,10 @@ def test_messages_of_any_size_arrive_whole_and_in_order() -> None:
         ("c", list(range(50_000))),
         ("d", "é" * 5_000_000),
     ]
-    inbox = _Inbox(receiver, ahead=2)
+    inbox = _Inbox(receiver, ahead=2, fd_pipes=fd_pipes)
 
     def write() -> None:
-        outbox = _Outbox(sender)
+        outbox = _Outbox(sender, fd_pipes=fd_pipes)
         for message in messages:
             outbox.send(message)
         sender.close()
