@@ -54,6 +54,9 @@ async def test_list_is_virtual_and_draws_rows_far_down(tmp_path):
     app = make_app(o)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        # the rest of the list is read in a thread (load_rest): wait for it, not for idle
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         lst = app.screen.query_one(RecordList)
         assert len(lst.ids) == 3000 and not lst.children
         await pilot.press("p")  # already at the start: stays on the first record
