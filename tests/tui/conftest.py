@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,16 @@ def events(o) -> list[tuple]:
         "SELECT r.id, e.kind, e.name, e.target, e.old, e.new, e.reviewer, e.pass, e.session "
         "FROM events e JOIN records r ON r.rowid = e.record ORDER BY e.id"
     ).fetchall()
+
+
+async def settled(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Whether ``condition`` holds once the app has done what it started: work it hands
+    to a thread or to a later refresh (the list's rest, a scroll) can outlast Pilot's
+    idle heuristic, so a test asks for what it waits for instead of one ``pause``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            return False
+        await pilot.pause(0.02)
+    return True

@@ -13,7 +13,7 @@ from ragreview.tui.screens.prompt import PromptScreen
 from ragreview.tui.widgets.metrics_panel import MetricsBox, MetricsPanel
 from ragreview.tui.widgets.verdict_bar import VerdictBar
 
-from .conftest import REPO, human, make_app, opened, text_of, write_records
+from .conftest import REPO, human, make_app, opened, settled, text_of, write_records
 
 RGB = REPO / "fixtures" / "handwritten" / "rgb"
 RGB_REJECT = RGB / "prediction_en_ModelX_temp0.7_noise1.0_passage5_correct0.0.json"
@@ -167,12 +167,11 @@ async def test_metrics_panel_cycles_compact_full_hidden_and_scrolls(tmp_path):
         assert box.outer_size.height == 12 and box.scroll_y == 0
         visible = box.scrollable_content_region.height  # the border takes a line
         await pilot.press("right_curly_bracket")
-        await pilot.pause()
-        assert box.scroll_y == 3
+        assert await settled(pilot, lambda: box.scroll_y == 3), box.scroll_y
         await pilot.press(*["right_curly_bracket"] * 3)
-        await pilot.pause()
-        assert box.scroll_y == box.max_scroll_y == len(lines) - visible  # stops at the end
+        end = len(lines) - visible
+        assert await settled(pilot, lambda: box.scroll_y == end), box.scroll_y
+        assert box.scroll_y == box.max_scroll_y  # stops at the end
         assert lines[int(box.scroll_y) + visible - 1].split()[0] == "rouge_l"
         await pilot.press(*["left_curly_bracket"] * 4)
-        await pilot.pause()
-        assert box.scroll_y == 0
+        assert await settled(pilot, lambda: box.scroll_y == 0), box.scroll_y

@@ -17,7 +17,7 @@ from ragreview.tui.widgets.metrics_panel import MetricsPanel
 from ragreview.tui.widgets.verdict_bar import VerdictBar
 from tests.conftest import in_process
 
-from .conftest import REPO, events, human, make_app, opened, text_of
+from .conftest import REPO, events, human, make_app, opened, settled, text_of
 
 FIXTURES = REPO / "fixtures"
 SHARED_RGB = REPO.parent / "shared" / "fixtures" / "rgb"
@@ -409,7 +409,9 @@ async def test_merged_file_shows_conflicts_and_6_filters_them(tmp_path):
     app = make_app(o)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert "1 records have reviewer conflicts: 6 lists them" in status(app)
+        # (told once the whole list is read, after the first screen)
+        message = "1 records have reviewer conflicts: 6 lists them"
+        assert await settled(pilot, lambda: message in status(app)), status(app)
         await pilot.press("6")
         await pilot.pause()
         screen = app.screen
