@@ -175,3 +175,25 @@ async def test_metrics_panel_cycles_compact_full_hidden_and_scrolls(tmp_path):
         assert lines[int(box.scroll_y) + visible - 1].split()[0] == "rouge_l"
         await pilot.press(*["left_curly_bracket"] * 4)
         assert await settled(pilot, lambda: box.scroll_y == 0), box.scroll_y
+
+
+async def test_compact_panel_also_shows_what_a_label_moved(tmp_path, demo):
+    """The compact panel's headline (TRACe adherence) does not move when a document
+    sentence is marked utilized; the metrics that did move join it, judge → reviewed,
+    and the record keeps the screen (the panel stops at its cap and scrolls)."""
+    app = make_app(demo, panel="compact")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(MetricsPanel)
+        box = app.screen.query_one(MetricsBox)
+        assert [line.split()[0] for line in text_of(panel).splitlines()[1:]] == ["adherence"]
+        await pilot.press("j", "j", "u")  # utilized 0c: true
+        await pilot.pause()
+        shown = [line.split()[0] for line in text_of(panel).splitlines()[1:]]
+        assert shown[0] == "adherence" and "utilization" in shown, shown
+        line = next(x for x in text_of(panel).splitlines() if x.split()[0] == "utilization")
+        assert "0.400→0.600" in line and "+0.200" in line, line
+        assert box.outer_size.height <= 6 and app.screen.sentences.size.height >= 12
+        await pilot.press("backspace")  # reverted: only the headline again
+        await pilot.pause()
+        assert [line.split()[0] for line in text_of(panel).splitlines()[1:]] == ["adherence"]

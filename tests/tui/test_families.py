@@ -220,14 +220,12 @@ async def test_ragas_reference_shows_and_home_brings_back_the_question(tmp_path)
         text = "\n".join(text_of(w) for w in view.children)
         assert "reference: The Theory of Sensory Adaptation refers to" in text
         await pilot.press("end")
-        await pilot.pause()
-        assert view.scroll_y == view.max_scroll_y > 0
+        assert await settled(pilot, lambda: view.scroll_y == view.max_scroll_y > 0)
         await pilot.press("home")
-        await pilot.pause()
-        assert view.scroll_y == 0
+        assert await settled(pilot, lambda: view.scroll_y == 0), view.scroll_y
         await pilot.press("pagedown", "k")
-        await pilot.pause()
-        assert view.scroll_y == 0  # k on the first item shows the record's top
+        # k on the first item shows the record's top
+        assert await settled(pilot, lambda: view.scroll_y == 0), view.scroll_y
 
 
 async def test_filter_all_clears_disagreement_and_sample_filter(tmp_path, run_cli):

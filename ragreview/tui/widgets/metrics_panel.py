@@ -67,12 +67,14 @@ def fold_name(name: str, width: int) -> str:
 
 
 MIN_LINES = 10  # the full panel's least cap on a short terminal
+COMPACT_LINES = 6  # the compact panel's cap: border, heading and four metrics
 MODES = ("compact", "full", "hidden")  # `M` steps through them in this order
 
 
 class MetricsBox(VerticalScroll, can_focus=False):
     """The panel's scrolling frame. ``M`` steps it through compact (the default: one
-    line per family's headline metric, so the record keeps the screen), full (every
+    line per family's headline metric and one per metric the reviewer's labels moved
+    on the record, so the record keeps the screen), full (every
     metric, up to two thirds of the screen, then scrolling) and hidden;
     ``{``/``}`` scroll it (a Static alone does not scroll)."""
 
@@ -88,7 +90,9 @@ class MetricsBox(VerticalScroll, can_focus=False):
         """Set the height cap for a terminal ``screen_height`` lines tall."""
         if screen_height is not None:
             self._screen_height = screen_height
-        self.styles.max_height = max(MIN_LINES, self._screen_height * 2 // 3)
+        cap = max(MIN_LINES, self._screen_height * 2 // 3)
+        # compact keeps the record the screen: its moved metrics beyond these scroll
+        self.styles.max_height = min(cap, COMPACT_LINES) if self.mode == "compact" else cap
         self.display = self.mode != "hidden"
 
     def cycle(self) -> str:
@@ -161,7 +165,14 @@ class MetricsPanel(Static):
         ]
         names.sort(key=lambda n: n in single)  # what a label moves first
         if self.compact:
-            names = _headlines(names, rec_rows, headline)
+            # the headline of each family, and every metric the reviewer's labels moved
+            # on this record: a change shows its effect without opening the full panel
+            heads = _headlines(names, rec_rows, headline)
+            names = [
+                n
+                for n in names
+                if n in heads or (not hidden_judge and n not in single and _moved(rec_rows, n))
+            ]
         # One family (the usual case): say it once in the heading and keep rows narrow.
         family = families.pop() if len(families) == 1 else None
         table = Table.grid(padding=(0, 1))
@@ -261,6 +272,12 @@ def _headlines(
         preferred = [h for h in (headline, *HEADLINES) if h in defined] or defined
         out[family] = (preferred or own)[0]
     return list(out.values())
+
+
+def _moved(rows: Mapping[str, tuple[float | None, float | None]], name: str) -> bool:
+    """Whether the record's reviewed value of ``name`` differs from the judge's."""
+    judge, reviewed = rows.get(name, (None, None))
+    return judge != reviewed
 
 
 def _pairs(
