@@ -5,70 +5,20 @@ Never edit a migration that has shipped: add ``m00N_…`` instead.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .migration_runner import Registry, run_script
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
-    from sqlite_utils.migrations import Migrations
 
 
-class _Registry:
-    """sqlite-utils' ``Migrations`` decorator API, building the real ``Migrations`` on
-    first use: the sqlite_utils package imports click, and importing the store must
-    not (a test checks it). Register with ``@MIGRATIONS()`` as usual."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._entries: list[tuple[str | None, bool, Callable[[Database], None]]] = []
-
-    def __call__(self, *, name: str | None = None, transactional: bool = True) -> Any:
-        def inner(func: Callable[[Database], None]) -> Callable[[Database], None]:
-            self._entries.append((name, transactional, func))
-            return func
-
-        return inner
-
-    def real(self) -> Migrations:
-        from sqlite_utils.migrations import Migrations
-
-        migrations = Migrations(self.name)
-        for name, transactional, func in self._entries:
-            migrations(name=name, transactional=transactional)(func)
-        return migrations
-
-    def pending(self, db: Database) -> list[Any]:
-        return self.real().pending(db)
-
-    def apply(self, db: Database, **kwargs: Any) -> None:
-        self.real().apply(db, **kwargs)
-
-
-MIGRATIONS = _Registry("ragreview")
-
-
-def _script(db: Database, sql: str) -> None:
-    """``db.executescript(sql)`` inside the migration's transaction. sqlite-utils splits a
-    script it runs in a transaction one character at a time, joining the statement so
-    far at each one (quadratic: 80 ms of every new database, paid by each import into
-    a new file and by hundreds of tests). Here the script is split at each ``;`` that
-    ends a complete statement (SQLite decides, so a ``;`` in a string or trigger body
-    does not split it): the same statements, run in the same order."""
-    statement = ""
-    pieces = sql.split(";")
-    for i, piece in enumerate(pieces):
-        statement += piece if i == len(pieces) - 1 else piece + ";"
-        if statement.strip() and sqlite3.complete_statement(statement):
-            db.conn.execute(statement)
-            statement = ""
-    if statement.strip():
-        db.conn.execute(statement)
+MIGRATIONS = Registry("ragreview")
 
 
 @MIGRATIONS()
 def m001_initial(db: Database) -> None:
-    _script(
+    run_script(
         db,
         """
         CREATE TABLE datasets (
@@ -150,7 +100,7 @@ def m001_initial(db: Database) -> None:
 
 @MIGRATIONS()
 def m002_metrics(db: Database) -> None:
-    _script(
+    run_script(
         db,
         """
         -- Per-record metric values, one row per (record, layer, metric). layer is
@@ -183,7 +133,7 @@ def m002_metrics(db: Database) -> None:
 
 @MIGRATIONS()
 def m003_judge(db: Database) -> None:
-    _script(
+    run_script(
         db,
         """
         -- Responses of the judge model, keyed by sha256(model, prompt) so that a rerun
@@ -250,7 +200,7 @@ def m003_judge(db: Database) -> None:
 
 @MIGRATIONS()
 def m004_agreement(db: Database) -> None:
-    _script(
+    run_script(
         db,
         """
         -- Seeded review samples (`ragreview sample`): how they were drawn, and members.
@@ -325,7 +275,7 @@ def m007_serve_leases(db: Database) -> None:
     # `ragreview serve`: the record a browser session has open is leased to it, so the
     # other reviewers' queues skip it. One row per leased record; a lease is nobody's
     # once expires_at (unix seconds) has passed. Not history: rows come and go.
-    _script(
+    run_script(
         db,
         """
         CREATE TABLE leases (
@@ -366,7 +316,7 @@ def m010_judge_run_layers(db: Database) -> None:
     # a run become the dataset's import run.
     import hashlib
 
-    _script(
+    run_script(
         db,
         """
         ALTER TABLE judge_runs ADD COLUMN prompt_hash TEXT;
@@ -429,7 +379,7 @@ def m010_judge_run_layers(db: Database) -> None:
 def m011_review_draws(db: Database) -> None:
     # `ragreview queue`: weighted draws of records to review, each record's inclusion
     # probability recorded so the corrected estimate can weight it (docs/estimate.md).
-    _script(
+    run_script(
         db,
         """
         CREATE TABLE review_draws (
@@ -463,7 +413,7 @@ def m012_metric_stats(db: Database) -> None:
     # variant's values (store/metric_stats_writes.py), so a variant change is an aggregate
     # over this table, not a pass over every record. Older DBs have no rows here: their
     # next variant change recomputes every record once, which writes them.
-    _script(
+    run_script(
         db,
         """
         CREATE TABLE metric_stats (
@@ -521,7 +471,7 @@ def m013_compact_records(db: Database) -> None:
 def m014_guidelines_and_rules(db: Database) -> None:
     # A dataset's guidelines (Markdown, rules with ids such as R3: core.guidelines),
     # and the rule a label event applies (NULL: none named). docs/align.md.
-    _script(
+    run_script(
         db,
         """
         CREATE TABLE guidelines (
