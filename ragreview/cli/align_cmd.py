@@ -9,7 +9,14 @@ import click
 from ..core.safe_text import printable
 from . import cli
 from .common import user_errors
-from .options import dataset_option, db_option
+from .options import (
+    api_key_env_option,
+    base_url_option,
+    concurrency_option,
+    dataset_option,
+    db_option,
+    timeout_option,
+)
 from .session import open_target
 
 
@@ -22,7 +29,7 @@ from .session import open_target
     help="The judge task whose corrections become examples.",
 )
 @click.option("--model", required=True, metavar="M", help="Model name, as the endpoint knows it.")
-@click.option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI).")
+@base_url_option
 @click.option("--folds", type=click.IntRange(2, 100), default=5, show_default=True)
 @click.option(
     "--examples",
@@ -38,15 +45,9 @@ from .session import open_target
     type=click.Path(exists=True, dir_okay=False),
     help="The task's prompt template to start from (default: the shipped one).",
 )
-@click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True)
-@click.option(
-    "--api-key-env",
-    metavar="NAME",
-    default="OPENAI_API_KEY",
-    show_default=True,
-    help="Environment variable holding the API key (never stored).",
-)
-@click.option("--timeout", type=click.FloatRange(0.1), default=120.0, show_default=True)
+@concurrency_option
+@api_key_env_option
+@timeout_option
 @db_option
 @dataset_option
 def align(

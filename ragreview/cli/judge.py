@@ -15,7 +15,14 @@ from ..core.safe_text import json_for_terminal, printable
 from ..store import judge_store
 from . import cli
 from .common import counting_bar, progress_enabled, user_errors
-from .options import dataset_option, db_option
+from .options import (
+    api_key_env_option,
+    base_url_option,
+    concurrency_option,
+    dataset_option,
+    db_option,
+    timeout_option,
+)
 from .session import open_target
 
 TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
@@ -24,7 +31,7 @@ TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
 @cli.command()
 @click.argument("path")
 @click.option("--model", metavar="M", help="Model name, as the endpoint knows it.")
-@click.option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI).")
+@base_url_option
 @click.option(
     "--task",
     type=click.Choice(TASK_CHOICES),
@@ -38,20 +45,8 @@ TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
     type=click.Path(exists=True, dir_okay=False),
     help="Replace the task's prompt template with this file.",
 )
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 256),
-    default=4,
-    show_default=True,
-    help="Requests in flight at once.",
-)
-@click.option(
-    "--api-key-env",
-    metavar="NAME",
-    default="OPENAI_API_KEY",
-    show_default=True,
-    help="Environment variable holding the API key (never stored).",
-)
+@concurrency_option
+@api_key_env_option
 @click.option("--price-in", type=float, default=0.0, help="Price per million prompt tokens.")
 @click.option("--price-out", type=float, default=0.0, help="Price per million completion tokens.")
 @click.option(
@@ -61,13 +56,7 @@ TASK_CHOICES = ("auto", "trace", "idk", "rgb", "facts")
     show_default=True,
     help="Retries per request (429, 5xx, timeouts) and per malformed reply.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(0.1),
-    default=120.0,
-    show_default=True,
-    help="Seconds to wait for one reply.",
-)
+@timeout_option
 @click.option("--dry-run", is_flag=True, help="Print the prompts; call nothing.")
 @click.option(
     "--only-missing",
