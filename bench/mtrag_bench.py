@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import json
 import random
-import resource
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -32,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import json_styles  # noqa: E402
-from bench.import_bench import clean_up, make_row, ragreview_env, setup  # noqa: E402
+from bench.import_bench import clean_up, make_row, setup, timed  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "fixtures" / "mtrag" / "responses-10.jsonl"
@@ -61,16 +59,7 @@ def import_cpu(data: Path, db: Path) -> float:
     """CPU seconds (user + system) of ``ragreview import data --db db``, all its processes."""
     for stale in db.parent.glob(db.name + "*"):
         stale.unlink()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
-        [sys.executable, "-m", "ragreview", "import", str(data), "--db", str(db)],
-        check=True,
-        env=ragreview_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return timed([sys.executable, "-m", "ragreview", "import", str(data), "--db", str(db)])[2]
 
 
 def main() -> None:

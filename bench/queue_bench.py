@@ -15,17 +15,16 @@ each one's median wall seconds and CPU seconds and the ratio to the floor.
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 # bench is a package (tests import it): run as a script, its parent must be on the path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.import_bench import ragreview_env  # noqa: E402
+from bench.import_bench import ragreview_env, timed  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 FLOOR = """
@@ -39,18 +38,16 @@ print(len(random.Random(int(sys.argv[2])).sample(ids, 200)))
 
 def measured(command: list[str]) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of ``command`` in a fresh process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    subprocess.run(
-        command,
-        check=True,
-        env=ragreview_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, _peak, cpu = timed(command)
+    return wall, cpu
+
+
+def _queue(py: str, db: Path, strategy: str) -> Callable[[int], list[str]]:
+    """``ragreview queue DB --n 200 --strategy STRATEGY --seed SEED``, given the seed."""
+    return lambda seed: [
+        py, "-m", "ragreview", "queue", str(db), "--n", "200", "--strategy", strategy,
+        "--seed", str(seed),
+    ]  # fmt: skip
 
 
 def main() -> None:
@@ -68,32 +65,7 @@ def main() -> None:
     py = sys.executable
     commands = {
         "floor": lambda seed: [py, "-c", FLOOR, str(db), str(seed)],
-        "random": lambda seed: [
-            py,
-            "-m",
-            "ragreview",
-            "queue",
-            str(db),
-            "--n",
-            "200",
-            "--strategy",
-            "random",
-            "--seed",
-            str(seed),
-        ],  # fmt: skip
-        "impact": lambda seed: [
-            py,
-            "-m",
-            "ragreview",
-            "queue",
-            str(db),
-            "--n",
-            "200",
-            "--strategy",
-            "impact",
-            "--seed",
-            str(seed),
-        ],  # fmt: skip
+        **{strategy: _queue(py, db, strategy) for strategy in ("random", "impact")},
     }
     measured(commands["random"](0))  # warm the page cache (and compute missing metric rows)
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}

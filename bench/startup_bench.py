@@ -12,7 +12,6 @@ per command the median, the floor's median, their difference and ratio, worst st
 
 from __future__ import annotations
 
-import resource
 import statistics
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import json_styles  # noqa: E402
-from bench.import_bench import clean_up, ragreview_env, setup  # noqa: E402
+from bench.import_bench import clean_up, ragreview_env, setup, timed  # noqa: E402
 
 
 def rows(n: int) -> Iterator[dict[str, Any]]:
@@ -41,16 +40,7 @@ def rows(n: int) -> Iterator[dict[str, Any]]:
 
 def cpu(command: list[str]) -> float:
     """CPU seconds (user + system) of ``command`` in a fresh process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
-        command,
-        check=True,
-        env=ragreview_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return timed(command)[2]
 
 
 def main() -> None:
