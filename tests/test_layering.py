@@ -181,6 +181,8 @@ CORE_THIRD_PARTY = {
     "ragreview.core.metrics.rouge": {"rapidfuzz"},
     # the review queue's weights, threshold and keys at 300,000 records (issue 27)
     "ragreview.core.sampling": {"numpy"},
+    # the impact scores of a whole dataset in one pass (queue --strategy impact, issue 27)
+    "ragreview.core.queue_signals": {"numpy"},
 }
 
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from ..core import queue_signals, sampling
 from ..core.errors import RagreviewError
-from ..store import metric_writes, run_layers
+from ..store import metric_writes, record_signals, run_layers
 from ..store import review_draws as stored
+from ..store.record_signals import Ordered
 from ..store.review_draws import Draw
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep the import light
@@ -35,15 +36,35 @@ def _items_across_runs(rows: Sequence[tuple]) -> dict[int, dict[tuple[str, str],
     return out
 
 
+def _impact(records: Ordered, rowids: list[int]) -> list[float]:
+    """``queue_signals.impact`` of ``records`` (read with their signals), in ``rowids``
+    order."""
+    got = queue_signals.impact_array(
+        records.sizes, records.entry_record, records.entry_name, records.entry_value
+    ).tolist()
+    listed = records.rowids.tolist()
+    if listed == rowids:
+        return got
+    by_rowid = dict(zip(listed, got))
+    return [by_rowid.get(r, 0.0) for r in rowids]
+
+
 def scores(
-    db: sqlite_utils.Database, dataset: str, strategy: str, rowids: list[int]
+    db: sqlite_utils.Database,
+    dataset: str,
+    strategy: str,
+    rowids: list[int],
+    records: Ordered | None = None,
 ) -> list[float]:
-    """One score per record (in ``rowids`` order); raises when the signal is missing."""
+    """One score per record (in ``rowids`` order); raises when the signal is missing.
+    ``records``: the dataset's records as ``draw`` read them (with their signals for
+    ``impact``), so they are not read twice."""
     if strategy == "random":
         return [1.0] * len(rowids)
     if strategy == "impact":
-        impact = stored.read_impact(db, dataset)
-        return [impact.get(r, 0.0) for r in rowids]
+        if records is None or records.sizes is None:
+            records = record_signals.ordered(db.conn, dataset, signals=True)
+        return _impact(records, rowids)
     if strategy == "stored-mismatch":
         mismatch = stored.read_mismatch(db, dataset)
         if mismatch is None:
@@ -89,13 +110,15 @@ def scores(
 
 def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: int = 0) -> Draw:
     """Draw and store a queue of expected size ``n`` (docs/estimate.md)."""
-    rowids = stored.read_rowids(db, dataset)
     if n < 1:
         raise RagreviewError(f"--n must be at least 1, got {n}")
+    metric_writes.ensure(db, dataset)
+    # the population in list order, and for impact the records' signals in the same read
+    records = record_signals.ordered(db.conn, dataset, signals=strategy == "impact")
+    rowids = records.rowids.tolist()
     if n > len(rowids):
         raise RagreviewError(f"dataset {dataset!r} has only {len(rowids)} records; cannot draw {n}")
-    metric_writes.ensure(db, dataset)
-    got = scores(db, dataset, strategy, rowids)
+    got = scores(db, dataset, strategy, rowids, records)
     if strategy != "random" and not any(s > 0 for s in got):
         raise RagreviewError(
             f"no record of dataset {dataset!r} has a {strategy} signal above 0: nothing to "

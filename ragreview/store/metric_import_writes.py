@@ -19,15 +19,15 @@ from ..core import metrics
 from ..core.labels import Layer
 from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
-from . import bulk, metric_stats_writes
+from . import bulk, metric_stats_writes, record_signals
 from .metric_writes import COUNT, _with_source, add_totals, has_totals, recompute
 
 # A new record's metric values: (judge values, stored values, its metric_stats row
-# without record and layer); the effective layer is the judge layer while the record
-# has no human labels.
-Values = tuple[dict[str, float | None], dict[str, float | None], tuple]
-# record_metrics rows, metric_totals increments, metric_stats rows
-Rows = tuple[list[tuple], list[tuple], list[tuple]]
+# without record and layer, its judge label count); the effective layer is the judge
+# layer while the record has no human labels.
+Values = tuple[dict[str, float | None], dict[str, float | None], tuple, int]
+# record_metrics rows, metric_totals increments, metric_stats rows, record_signals
+Rows = tuple[list[tuple], list[tuple], list[tuple], list[record_signals.Signal]]
 
 
 def new_record_values(
@@ -38,7 +38,8 @@ def new_record_values(
     stats: dict[str, Any] = {}
     values = metrics.record_values(record, judge, settings, judge=judge, stats=stats)
     stats_row = metric_stats_writes.row(0, "judge", stats, stored_f1(record))[2:]
-    return values, metrics.stored_pairs(record, settings), stats_row
+    size = record_signals.label_count(judge)
+    return values, metrics.stored_pairs(record, settings), stats_row, size
 
 
 def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
@@ -46,12 +47,14 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
     layer), and the increments of the dataset's running sums; ``store`` writes them."""
     rows: list[tuple] = []
     stats_rows: list[tuple] = []
+    signals: list[record_signals.Signal] = []
     # name -> [n, total, total_sq, undefined] over the batch's judge values (NULL ones
     # counted as undefined); the effective layer's sums are the same (no human layer),
     # so they are written twice
     sums: dict[str, list] = {COUNT: [0, 0.0, 0.0, 0]}
     count = sums[COUNT]
-    for rowid, (judge, stored, stats) in new:
+    for rowid, (judge, stored, stats, size) in new:
+        signals.append((rowid, size, judge))
         stats_rows.append((rowid, "judge", *stats))
         stats_rows.append((rowid, "effective", *stats[:-1], None))  # (stored F1: judge row)
         rows += [(rowid, "judge", n, v) for n, v in judge.items()]
@@ -72,15 +75,15 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
                 s[1] += value
                 s[2] += value * value
     if not count[0]:
-        return [], [], []
+        return [], [], [], []
     totals = [(dataset, "judge", name, *s) for name, s in sums.items()]
     totals += [(dataset, "effective", name, *s) for name, s in sums.items() if name != COUNT]
-    return rows, totals, stats_rows
+    return rows, totals, stats_rows, signals
 
 
 def store(conn: sqlite3.Connection, rows: Rows) -> None:
     """Write ``rows_for_new``'s rows in the caller's transaction."""
-    metric_writes, totals, stats_rows = rows
+    metric_writes, totals, stats_rows, signals = rows
     if not totals:
         return
     dataset = totals[0][0]
@@ -89,6 +92,7 @@ def store(conn: sqlite3.Connection, rows: Rows) -> None:
     )
     bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_writes)
     bulk.insert(conn, "metric_stats", metric_stats_writes.columns(), stats_rows)
+    record_signals.put(conn, signals)
     if older:
         # the dataset's older records have no sums (an older build's DB): moving sums
         # would leave them partial; recompute the dataset whole instead

@@ -18,7 +18,7 @@ from ..core.labels import Layer, effective
 from ..core.metrics import trace
 from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
-from . import metric_stats_writes, records, settings
+from . import metric_stats_writes, record_signals, records, settings
 from .db import write
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -141,6 +141,7 @@ def refresh(
         deletes: list[tuple] = []
         upserts: list[tuple] = []
         stats_rows: list[tuple] = []
+        signals: list[record_signals.Signal] = []  # (queue --strategy impact's)
         rejudged = trace_from_runs(conn, chunk)
         for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
             settings = _settings(db, dataset, cache)
@@ -152,6 +153,7 @@ def refresh(
                 record, judge_layer, settings, judge=listed, stats=judge_stats
             )
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
+            signals.append((rowid, record_signals.label_count(judge_layer), judge))
             stats_rows.append(
                 metric_stats_writes.row(rowid, "judge", judge_stats, stored_f1(record))
             )
@@ -189,6 +191,7 @@ def refresh(
             upserts,
         )
         metric_stats_writes.put(conn, chunk, stats_rows)
+        record_signals.put(conn, signals)
         if on_progress is not None:
             on_progress(len(chunk))
     if bulk:
@@ -259,6 +262,7 @@ def put_setting(
             and metric_stats_writes.complete(conn, dataset)
         ):
             metric_stats_writes.apply(conn, dataset, name, value, old)
+            record_signals.forget(conn, dataset)  # (rebuilt from the rows when next drawn)
             if on_progress is not None:  # every record done at once
                 sql = "SELECT count(*) FROM records WHERE dataset = ?"
                 on_progress(conn.execute(sql, (dataset,)).fetchone()[0])

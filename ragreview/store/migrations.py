@@ -483,3 +483,27 @@ def m014_guidelines_and_rules(db: Database) -> None:
         ALTER TABLE events ADD COLUMN rule TEXT;
         """,
     )
+
+
+@MIGRATIONS()
+def m015_record_signals(db: Database) -> None:
+    # What `queue --strategy impact` scores a record by, kept per record so a draw reads
+    # one short row per record instead of every judge label and metric row of the
+    # dataset (issue 27): its judge labels' count and its defined public judge-layer
+    # metric values, packed (store/record_signals.py). Written with the metric rows;
+    # a record without a row (older imports, after a variant change) gets it from its
+    # stored rows when a draw first needs it.
+    run_script(
+        db,
+        """
+        CREATE TABLE record_signal_names (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE
+        );
+        CREATE TABLE record_signals (
+            record INTEGER PRIMARY KEY REFERENCES records(rowid),
+            size INTEGER NOT NULL,   -- its judge_labels rows
+            judge BLOB NOT NULL      -- (record_signal_names.id u32, value f64) pairs, little-endian
+        );
+        """,
+    )

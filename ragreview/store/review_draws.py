@@ -1,12 +1,12 @@
 """Review draws as stored (``review_draws``, ``review_draw_records``; docs/estimate.md),
-and the reads of the signals the queue strategies score records by. The drawing itself
-is ``services.queue_draws``."""
+and the reads of the signals the queue strategies score records by (``impact``'s are
+stored per record: ``store.record_signals``, which also reads a draw's population). The
+drawing itself is ``services.queue_draws``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from . import run_layers
@@ -40,44 +40,8 @@ class Draw:
     members: tuple[Member, ...]  # in draw order
 
 
-def read_rowids(db: sqlite_utils.Database, dataset: str) -> list[int]:
-    """The dataset's records in list order: the population of a draw."""
-    sql = "SELECT rowid FROM records WHERE dataset = ? ORDER BY position, rowid"
-    return list(chain.from_iterable(db.conn.execute(sql, (dataset,)).fetchall()))
-
-
 # Public metric names only: "._" marks the internal sums (store.metric_writes).
 _PUBLIC = "instr(m.name, '._') = 0"
-
-
-def read_impact(db: sqlite_utils.Database, dataset: str) -> dict[int, float]:
-    """``queue_signals.impact`` in one SQL pass over the judge layer (docs/estimate.md):
-    per record, the most its labels could move an item-weighted dataset mean.
-
-    Each record's size (its judge labels) is counted once, by a look-up in judge_labels'
-    primary key, and its metric rows are read by theirs, record after record: ``LIMIT -1``
-    keeps ``sizes`` a subquery run once (flattened into the join, SQLite counted the
-    labels again for every metric row), where the query before counted every label of
-    the dataset into a temporary B-tree and joined it back (8.6 s CPU at 300,000
-    records, now 3.0 s). The arithmetic is the same, so the scores are bit for bit
-    (tests/store/test_queue_draws_unchanged.py)."""
-    sql = f"""
-        WITH defined AS MATERIALIZED (
-            SELECT m.record, m.name, m.value, s.size FROM (
-                SELECT r.rowid AS record,
-                    max(1, (SELECT count(*) FROM judge_labels l WHERE l.record = r.rowid)) AS size
-                FROM records r WHERE r.dataset = :d LIMIT -1
-            ) s JOIN record_metrics m ON m.record = s.record AND m.layer = 'judge'
-            WHERE m.value IS NOT NULL AND {_PUBLIC}
-        ),
-        bounded AS (
-            SELECT name, sum(size) AS total FROM defined
-            GROUP BY name HAVING min(value) >= 0 AND max(value) <= 1
-        )
-        SELECT d.record, max(d.size * max(d.value, 1 - d.value) / b.total)
-        FROM defined d JOIN bounded b ON b.name = d.name GROUP BY d.record
-    """
-    return dict(db.conn.execute(sql, {"d": dataset}).fetchall())
 
 
 def read_mismatch(db: sqlite_utils.Database, dataset: str) -> dict[int, float] | None:

@@ -1,0 +1,233 @@
+"""What a review draw scores each record by, stored per record (``record_signals``,
+migration m015), and the one read of a dataset's records in list order that draws use.
+
+``queue --strategy impact`` needs, per record, its judge labels' count and its defined
+public judge-layer metric values (``core.queue_signals.impact``). Read from
+``judge_labels`` and ``record_metrics`` that is every label and metric row of the
+dataset: 4.2 million and 1.5 million rows at 300,000 records, 3-4 s of SQLite before
+anything is drawn (issue 27). So each record keeps them in one short row, written where
+its metric rows are written (``metric_writes.refresh`` for every change of labels,
+``metric_import_writes`` for an import's new records), and dropped where metric rows
+are rewritten in SQL (a variant change: ``forget``). A record without a row (an older
+import, or after ``forget``) gets it from its stored rows when a draw first needs it
+(``ordered``), so a row is either current or absent.
+
+A row holds ``size`` (its ``judge_labels`` rows) and ``judge``: (name id, value) pairs
+packed little-endian (u32, f64), one per judge-layer metric row with a value whose name
+is public (no ``._``), names numbered in ``record_signal_names``. Values are the REAL
+doubles ``record_metrics`` holds, so a score computed from them is bit for bit the one
+SQL computed from the metric rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import bulk
+from .db import write
+
+Signal = tuple[int, int, Mapping[str, Any]]  # (rowid, judge label count, judge values)
+
+_PAIR = "Id"  # u32 name id, f64 value (with "<": 12 bytes, no padding)
+_WIDTH = 12
+_STRUCTS: dict[int, struct.Struct] = {}
+_UPSERT = " ON CONFLICT (record) DO UPDATE SET size = excluded.size, judge = excluded.judge"
+# Records per read statement: a dataset is read in slices so the concatenated text of
+# one stays small (~30 MB at 250,000 records with 4 metrics each).
+SLICE = 250_000
+
+
+def label_count(judge: Mapping[str, Mapping[str, Any]]) -> int:
+    """A judge layer's ``judge_labels`` rows: one per (label, target)."""
+    return sum(len(targets) for targets in judge.values())
+
+
+def _public(values: Mapping[str, Any]) -> list[tuple[str, float]]:
+    # the metric rows the strategies read: a value (NULL is undefined; SQLite stores
+    # NaN as NULL) under a public name
+    return [
+        (name, float(v))
+        for name, v in values.items()
+        if v is not None and "._" not in name and v == v
+    ]
+
+
+def _name_ids(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, int]:
+    ids = dict(conn.execute("SELECT name, id FROM record_signal_names"))
+    new = sorted(set(names) - ids.keys())
+    if new:
+        conn.executemany("INSERT INTO record_signal_names (name) VALUES (?)", [(n,) for n in new])
+        ids = dict(conn.execute("SELECT name, id FROM record_signal_names"))
+    return ids
+
+
+def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
+    """Store (replace) these records' signals, in the caller's transaction."""
+    if not signals:
+        return
+    public = [(rowid, size, _public(values)) for rowid, size, values in signals]
+    ids = _name_ids(conn, {name for _, _, pairs in public for name, _ in pairs})
+    rows = []
+    for rowid, size, pairs in public:
+        packer = _STRUCTS.get(len(pairs))
+        if packer is None:
+            packer = _STRUCTS[len(pairs)] = struct.Struct("<" + _PAIR * len(pairs))
+        flat = [x for name, value in sorted(pairs) for x in (ids[name], value)]
+        rows.append((rowid, size, packer.pack(*flat)))
+    bulk.insert(conn, "record_signals", ("record", "size", "judge"), rows, _UPSERT)
+
+
+def forget(conn: sqlite3.Connection, dataset: str) -> None:
+    """Drop the dataset's signals (its metric rows were rewritten in SQL): the next draw
+    that needs them recomputes them from the rows."""
+    conn.execute(
+        "DELETE FROM record_signals WHERE record IN (SELECT rowid FROM records WHERE dataset = ?)",
+        (dataset,),
+    )
+
+
+def from_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[Signal]:
+    """These records' signals as their stored label and metric rows give them."""
+    out: list[Signal] = []
+    for start in range(0, len(rowids), 500):
+        chunk = list(rowids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        sizes = dict(
+            conn.execute(
+                f"SELECT record, count(*) FROM judge_labels WHERE record IN ({marks}) "
+                "GROUP BY record",
+                chunk,
+            )
+        )
+        values: dict[int, dict[str, Any]] = {r: {} for r in chunk}
+        for rowid, name, value in conn.execute(
+            f"SELECT record, name, value FROM record_metrics WHERE record IN ({marks}) "
+            "AND layer = 'judge'",
+            chunk,
+        ):
+            values[rowid][name] = value
+        out += [(r, sizes.get(r, 0), values[r]) for r in chunk]
+    return out
+
+
+# -- reading ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """A dataset's records in list order, as numpy arrays; with ``signals``: each
+    record's judge label count, and its metric values as entries (record index, name
+    id, value)."""
+
+    rowids: Any  # int64[N]
+    sizes: Any = None  # int64[N]
+    entry_record: Any = None  # intp[E]: index into rowids
+    entry_name: Any = None  # uint32[E]
+    entry_value: Any = None  # float64[E]
+
+
+def ordered(conn: sqlite3.Connection, dataset: str, *, signals: bool = False) -> Ordered:
+    """The dataset's records in list order (position, then rowid), and with ``signals``
+    their signals, records without a stored row getting theirs first (a write)."""
+    got = _read(conn, dataset, signals)
+    if signals:
+        missing = got.rowids[got.sizes < 0]
+        if len(missing):
+            with write(conn):
+                put(conn, from_rows(conn, missing.tolist()))
+            got = _read(conn, dataset, signals)
+    return got
+
+
+def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered:
+    """One read transaction (the slices see the same records); the rows come back as
+    one concatenated text per column (SQLite's ``group_concat``), which numpy parses
+    without a Python object per record: reading 300,000 rowids as tuples was most of
+    what ``queue --strategy random`` did after starting up."""
+    import numpy as np
+
+    columns = "count(*), group_concat(r.position), group_concat(r.rowid)"
+    joined = ""
+    if signals:
+        columns += (
+            ", group_concat(coalesce(s.size, -1)), group_concat(coalesce(length(s.judge), 0)),"
+            " group_concat(hex(s.judge), '')"
+        )
+        joined = " LEFT JOIN record_signals s ON s.record = r.rowid"
+    first = (
+        f"SELECT {columns} FROM (SELECT rowid, position FROM records WHERE dataset = ? "
+        f"ORDER BY position, rowid LIMIT {SLICE}) r{joined}"
+    )
+    after = (
+        f"SELECT {columns} FROM (SELECT rowid, position FROM records WHERE dataset = ? "
+        f"AND (position, rowid) > (?, ?) ORDER BY position, rowid LIMIT {SLICE}) r{joined}"
+    )
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    parts: list[tuple] = []  # per slice: (positions, rowids, sizes, lengths, hex)
+    try:
+        row = conn.execute(first, (dataset,)).fetchone()
+        while row[0]:
+            positions, rowids = _ints(row[1], row[0]), _ints(row[2], row[0])
+            parts.append((positions, rowids, *row[3:]))
+            if row[0] < SLICE:
+                break
+            top = positions.max()  # the slice's last record in list order
+            last = (int(top), int(rowids[positions == top].max()))
+            row = conn.execute(after, (dataset, *last)).fetchone()
+    finally:
+        if own:
+            conn.commit()
+    if not parts:
+        parts.append((_ints(None, 0), _ints(None, 0), None, None, None))
+
+    def column(i: int) -> Any:
+        return np.concatenate([p[i] for p in parts])
+
+    positions, rowids = column(0), column(1)
+    if not signals:
+        order = _list_order(positions, rowids)
+        return Ordered(rowids if order is None else rowids[order])
+    sizes = np.concatenate([_ints(p[2], len(p[1])) for p in parts])
+    lengths = np.concatenate([_ints(p[3], len(p[1])) for p in parts])
+    pairs = np.frombuffer(
+        bytes.fromhex("".join(p[4] or "" for p in parts)),
+        dtype=np.dtype([("name", "<u4"), ("value", "<f8")]),
+    )
+    entry_record = np.repeat(np.arange(len(rowids)), lengths // _WIDTH)
+    order = _list_order(positions, rowids)
+    if order is not None:  # (SQLite gave the slice's rows out of its order)
+        new_index = np.empty_like(order)
+        new_index[order] = np.arange(len(order))
+        entry_record = new_index[entry_record]
+        rowids, sizes = rowids[order], sizes[order]
+    return Ordered(rowids, sizes, entry_record, pairs["name"], pairs["value"])
+
+
+def _ints(text: str | None, count: int) -> Any:
+    """A ``group_concat`` of ``count`` integers as an int64 array."""
+    import numpy as np
+
+    out = np.fromstring(text or "", dtype=np.int64, sep=",") if count else np.zeros(0, np.int64)
+    if len(out) != count:
+        raise ValueError(f"expected {count} integers from SQLite, parsed {len(out)}")
+    return out
+
+
+def _list_order(positions: Any, rowids: Any) -> Any:
+    """None when the records are in list order (position, then rowid), as SQLite gives
+    an aggregate's rows in its subquery's order; else the order that sorts them (the
+    SQL documents the order of ``group_concat`` as arbitrary)."""
+    import numpy as np
+
+    if len(rowids) < 2:
+        return None
+    dp, dr = np.diff(positions), np.diff(rowids)
+    if bool(np.all((dp > 0) | ((dp == 0) & (dr > 0)))):
+        return None
+    return np.lexsort((rowids, positions))
