@@ -61,10 +61,10 @@ def impact_array(sizes: Any, entry_record: Any, entry_name: Any, entry_value: An
     slots = int(names.max()) + 1 if len(names) else 0
     total = np.bincount(names, weights=size, minlength=slots)
     unbounded = np.bincount(names, weights=(values < 0) | (values > 1), minlength=slots)
-    keep = unbounded[names] == 0  # counts and lengths: no bound, left out
-    move = size[keep] * np.maximum(values[keep], 1.0 - values[keep]) / total[names[keep]]
+    move = size * np.maximum(values, 1.0 - values) / total[names]
+    move[unbounded[names] > 0] = 0.0  # counts and lengths: no bound, left out (a score is > 0)
     scores = np.zeros(len(sizes))
-    np.maximum.at(scores, np.asarray(entry_record)[keep], move)
+    np.maximum.at(scores, entry_record, move)
     return scores
 
 

@@ -36,17 +36,11 @@ def _items_across_runs(rows: Sequence[tuple]) -> dict[int, dict[tuple[str, str],
     return out
 
 
-def _impact(records: Ordered, rowids: list[int]) -> list[float]:
-    """``queue_signals.impact`` of ``records`` (read with their signals), in ``rowids``
-    order."""
-    got = queue_signals.impact_array(
+def _impact(records: Ordered) -> list[float]:
+    """``queue_signals.impact`` of ``records`` (read with their signals), in their order."""
+    return queue_signals.impact_array(
         records.sizes, records.entry_record, records.entry_name, records.entry_value
     ).tolist()
-    listed = records.rowids.tolist()
-    if listed == rowids:
-        return got
-    by_rowid = dict(zip(listed, got))
-    return [by_rowid.get(r, 0.0) for r in rowids]
 
 
 def scores(
@@ -57,14 +51,16 @@ def scores(
     records: Ordered | None = None,
 ) -> list[float]:
     """One score per record (in ``rowids`` order); raises when the signal is missing.
-    ``records``: the dataset's records as ``draw`` read them (with their signals for
-    ``impact``), so they are not read twice."""
+    ``records``: the dataset's records as ``draw`` read them, ``rowids`` theirs (with
+    their signals for ``impact``: they are not read twice)."""
     if strategy == "random":
         return [1.0] * len(rowids)
     if strategy == "impact":
-        if records is None or records.sizes is None:
-            records = record_signals.ordered(db.conn, dataset, signals=True)
-        return _impact(records, rowids)
+        if records is not None and records.sizes is not None:
+            return _impact(records)
+        records = record_signals.ordered(db.conn, dataset, signals=True)
+        by_rowid = dict(zip(records.rowids.tolist(), _impact(records)))
+        return [by_rowid.get(r, 0.0) for r in rowids]
     if strategy == "stored-mismatch":
         mismatch = stored.read_mismatch(db, dataset)
         if mismatch is None:

@@ -500,10 +500,11 @@ def m015_record_signals(db: Database) -> None:
             id INTEGER PRIMARY KEY,
             name TEXT NOT NULL UNIQUE
         );
+        -- (name id u32, value f64) pairs, little-endian: first (0, its judge_labels
+        -- rows), then its public judge-layer metric values (record_signal_names.id)
         CREATE TABLE record_signals (
             record INTEGER PRIMARY KEY REFERENCES records(rowid),
-            size INTEGER NOT NULL,   -- its judge_labels rows
-            judge BLOB NOT NULL      -- (record_signal_names.id u32, value f64) pairs, little-endian
+            packed BLOB NOT NULL
         );
         """,
     )

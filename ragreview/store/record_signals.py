@@ -12,9 +12,11 @@ are rewritten in SQL (a variant change: ``forget``). A record without a row (an 
 import, or after ``forget``) gets it from its stored rows when a draw first needs it
 (``ordered``), so a row is either current or absent.
 
-A row holds ``size`` (its ``judge_labels`` rows) and ``judge``: (name id, value) pairs
-packed little-endian (u32, f64), one per judge-layer metric row with a value whose name
-is public (no ``._``), names numbered in ``record_signal_names``. Values are the REAL
+A row holds ``packed``: (name id, value) pairs, little-endian (u32, f64), first (0, its
+``judge_labels`` rows), then one per judge-layer metric row
+with a value whose name is public (no ``._``), names numbered from 1 in
+``record_signal_names``: a dataset's rows concatenated in one ``group_concat`` are then
+split at the (0, size) pairs, with no other column read. Values are the REAL
 doubles ``record_metrics`` holds, so a score computed from them is bit for bit the one
 SQL computed from the metric rows.
 """
@@ -35,7 +37,7 @@ Signal = tuple[int, int, Mapping[str, Any]]  # (rowid, judge label count, judge 
 _PAIR = "Id"  # u32 name id, f64 value (with "<": 12 bytes, no padding)
 _WIDTH = 12
 _STRUCTS: dict[int, struct.Struct] = {}
-_UPSERT = " ON CONFLICT (record) DO UPDATE SET size = excluded.size, judge = excluded.judge"
+_UPSERT = " ON CONFLICT (record) DO UPDATE SET packed = excluded.packed"
 # Records per read statement: a dataset is read in slices so the concatenated text of
 # one stays small (~30 MB at 250,000 records with 4 metrics each).
 SLICE = 250_000
@@ -75,10 +77,11 @@ def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
     for rowid, size, pairs in public:
         packer = _STRUCTS.get(len(pairs))
         if packer is None:
-            packer = _STRUCTS[len(pairs)] = struct.Struct("<" + _PAIR * len(pairs))
-        flat = [x for name, value in sorted(pairs) for x in (ids[name], value)]
-        rows.append((rowid, size, packer.pack(*flat)))
-    bulk.insert(conn, "record_signals", ("record", "size", "judge"), rows, _UPSERT)
+            packer = _STRUCTS[len(pairs)] = struct.Struct("<" + _PAIR * (1 + len(pairs)))
+        flat = [0, float(size)]  # the header pair: name id 0 (no name has it), the size
+        flat += [x for name, value in sorted(pairs) for x in (ids[name], value)]
+        rows.append((rowid, packer.pack(*flat)))
+    bulk.insert(conn, "record_signals", ("record", "packed"), rows, _UPSERT)
 
 
 def forget(conn: sqlite3.Connection, dataset: str) -> None:
@@ -134,29 +137,34 @@ def ordered(conn: sqlite3.Connection, dataset: str, *, signals: bool = False) ->
     """The dataset's records in list order (position, then rowid), and with ``signals``
     their signals, records without a stored row getting theirs first (a write)."""
     got = _read(conn, dataset, signals)
-    if signals:
-        missing = got.rowids[got.sizes < 0]
-        if len(missing):
-            with write(conn):
-                put(conn, from_rows(conn, missing.tolist()))
-            got = _read(conn, dataset, signals)
+    if got is None:
+        missing = [
+            r
+            for (r,) in conn.execute(
+                "SELECT r.rowid FROM records r LEFT JOIN record_signals s ON s.record = r.rowid "
+                "WHERE r.dataset = ? AND s.record IS NULL",
+                (dataset,),
+            )
+        ]
+        with write(conn):
+            put(conn, from_rows(conn, missing))
+        got = _read(conn, dataset, signals)
+        assert got is not None, "record_signals still incomplete after filling them"
     return got
 
 
-def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered:
+def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered | None:
     """One read transaction (the slices see the same records); the rows come back as
-    one concatenated text per column (SQLite's ``group_concat``), which numpy parses
-    without a Python object per record: reading 300,000 rowids as tuples was most of
-    what ``queue --strategy random`` did after starting up."""
+    one concatenated text or blob per column (SQLite's ``group_concat``), which numpy
+    parses without a Python object per record: reading 300,000 rowids as tuples was
+    most of what ``queue --strategy random`` did after starting up. None when some
+    record has no signal row."""
     import numpy as np
 
     columns = "count(*), group_concat(r.position), group_concat(r.rowid)"
     joined = ""
-    if signals:
-        columns += (
-            ", group_concat(coalesce(s.size, -1)), group_concat(coalesce(length(s.judge), 0)),"
-            " group_concat(hex(s.judge), '')"
-        )
+    if signals:  # (a BLOB's bytes concatenate as they are: the length is checked below)
+        columns += ", count(s.record), CAST(group_concat(s.packed, '') AS BLOB)"
         joined = " LEFT JOIN record_signals s ON s.record = r.rowid"
     first = (
         f"SELECT {columns} FROM (SELECT rowid, position FROM records WHERE dataset = ? "
@@ -169,12 +177,14 @@ def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered:
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN")
-    parts: list[tuple] = []  # per slice: (positions, rowids, sizes, lengths, hex)
+    parts: list[tuple] = []  # per slice: (positions, rowids[, with a row, blob])
     try:
         row = conn.execute(first, (dataset,)).fetchone()
         while row[0]:
+            if signals and row[3] < row[0]:
+                return None
             positions, rowids = _ints(row[1], row[0]), _ints(row[2], row[0])
-            parts.append((positions, rowids, *row[3:]))
+            parts.append((positions, rowids, *row[4:]))
             if row[0] < SLICE:
                 break
             top = positions.max()  # the slice's last record in list order
@@ -183,30 +193,29 @@ def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered:
     finally:
         if own:
             conn.commit()
-    if not parts:
-        parts.append((_ints(None, 0), _ints(None, 0), None, None, None))
-
-    def column(i: int) -> Any:
-        return np.concatenate([p[i] for p in parts])
-
-    positions, rowids = column(0), column(1)
-    if not signals:
-        order = _list_order(positions, rowids)
-        return Ordered(rowids if order is None else rowids[order])
-    sizes = np.concatenate([_ints(p[2], len(p[1])) for p in parts])
-    lengths = np.concatenate([_ints(p[3], len(p[1])) for p in parts])
-    pairs = np.frombuffer(
-        bytes.fromhex("".join(p[4] or "" for p in parts)),
-        dtype=np.dtype([("name", "<u4"), ("value", "<f8")]),
-    )
-    entry_record = np.repeat(np.arange(len(rowids)), lengths // _WIDTH)
+    empty = np.zeros(0, dtype=np.int64)
+    positions = np.concatenate([empty] + [p[0] for p in parts])
+    rowids = np.concatenate([empty] + [p[1] for p in parts])
     order = _list_order(positions, rowids)
-    if order is not None:  # (SQLite gave the slice's rows out of its order)
+    if not signals:
+        return Ordered(rowids if order is None else rowids[order])
+    blob = b"".join(p[2] or b"" for p in parts)
+    if len(blob) % _WIDTH:
+        raise ValueError(f"record_signals of {dataset!r}: {len(blob)} bytes, not pairs")
+    pairs = np.frombuffer(blob, dtype=np.dtype([("name", "<u4"), ("value", "<f8")]))
+    header = pairs["name"] == 0  # each row starts with (0, its label count)
+    if int(header.sum()) != len(rowids):
+        raise ValueError(f"record_signals of {dataset!r}: not one row per record")
+    entry_record = np.cumsum(header) - 1
+    sizes = pairs["value"][header].astype(np.int64)
+    values = ~header
+    entry_record = entry_record[values]
+    if order is not None:  # (SQLite gave the rows out of its subquery's order)
         new_index = np.empty_like(order)
         new_index[order] = np.arange(len(order))
         entry_record = new_index[entry_record]
         rowids, sizes = rowids[order], sizes[order]
-    return Ordered(rowids, sizes, entry_record, pairs["name"], pairs["value"])
+    return Ordered(rowids, sizes, entry_record, pairs["name"][values], pairs["value"][values])
 
 
 def _ints(text: str | None, count: int) -> Any:
