@@ -13,8 +13,8 @@ import, or after ``forget``) gets it from its stored rows when a draw first need
 (``ordered``), so a row is either current or absent.
 
 A row holds ``packed``: (name id, value) pairs, little-endian (u32, f64), first (0, its
-``judge_labels`` rows), then one per judge-layer metric row
-with a value whose name is public (no ``._``), names numbered from 1 in
+``judge_labels`` rows), then one per judge-layer metric whose name is public (no
+``._``), NaN where its value is NULL (undefined), names numbered from 1 in
 ``record_signal_names``: a dataset's rows concatenated in one ``group_concat`` are then
 split at the (0, size) pairs, with no other column read. Values are the REAL
 doubles ``record_metrics`` holds, so a score computed from them is bit for bit the one
@@ -23,20 +23,22 @@ SQL computed from the metric rows.
 
 from __future__ import annotations
 
+import operator
 import sqlite3
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 
-from . import bulk
 from .db import write
 
 Signal = tuple[int, int, Mapping[str, Any]]  # (rowid, judge label count, judge values)
 
 _PAIR = "Id"  # u32 name id, f64 value (with "<": 12 bytes, no padding)
 _WIDTH = 12
-_STRUCTS: dict[int, struct.Struct] = {}
+_NAN = float("nan")
+_ROWS = 250  # rows per INSERT statement
 _UPSERT = " ON CONFLICT (record) DO UPDATE SET packed = excluded.packed"
 # Records per read statement: a dataset is read in slices so the concatenated text of
 # one stays small (~30 MB at 250,000 records with 4 metrics each).
@@ -48,16 +50,6 @@ def label_count(judge: Mapping[str, Mapping[str, Any]]) -> int:
     return sum(len(targets) for targets in judge.values())
 
 
-def _public(values: Mapping[str, Any]) -> list[tuple[str, float]]:
-    # the metric rows the strategies read: a value (NULL is undefined; SQLite stores
-    # NaN as NULL) under a public name
-    return [
-        (name, float(v))
-        for name, v in values.items()
-        if v is not None and "._" not in name and v == v
-    ]
-
-
 def _name_ids(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, int]:
     ids = dict(conn.execute("SELECT name, id FROM record_signal_names"))
     new = sorted(set(names) - ids.keys())
@@ -67,21 +59,58 @@ def _name_ids(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, int]:
     return ids
 
 
+class _Layout(NamedTuple):
+    """How the values of a judge dict with these names (in this order) are packed: the
+    records of a family share one, so an import's 300,000 cost a few µs each."""
+
+    picks: Any  # the public names' values, by name (itemgetter over the dict's values)
+    template: list  # [0, size, id, value, id, value, ...] with the ids in place
+    packer: struct.Struct
+
+
+def _layout(names: tuple[str, ...], ids: dict[str, int]) -> _Layout:
+    public = sorted((name, i) for i, name in enumerate(names) if "._" not in name)
+    template: list = [0, 0.0]  # the header pair: name id 0 (no name has it), the size
+    for name, _ in public:
+        template += [ids[name], 0.0]
+    picks = operator.itemgetter(*[i for _, i in public]) if public else None
+    return _Layout(picks, template, struct.Struct("<" + _PAIR * (1 + len(public))))
+
+
+def _packed(values: Mapping[str, Any], size: int, layout: _Layout) -> bytes:
+    flat = layout.template.copy()
+    flat[1] = size
+    if layout.picks is not None:
+        picked = layout.picks(list(values.values()))
+        if len(flat) == 4:
+            picked = (picked,)
+        if None in picked:  # undefined (NULL; SQLite stores NaN as NULL too): packed as
+            picked = [_NAN if v is None else v for v in picked]  # NaN, left out when read
+        flat[3::2] = picked
+    return layout.packer.pack(*flat)
+
+
 def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
     """Store (replace) these records' signals, in the caller's transaction."""
     if not signals:
         return
-    public = [(rowid, size, _public(values)) for rowid, size, values in signals]
-    ids = _name_ids(conn, {name for _, _, pairs in public for name, _ in pairs})
+    ids: dict[str, int] | None = None
+    layouts: dict[tuple[str, ...], _Layout] = {}
     rows = []
-    for rowid, size, pairs in public:
-        packer = _STRUCTS.get(len(pairs))
-        if packer is None:
-            packer = _STRUCTS[len(pairs)] = struct.Struct("<" + _PAIR * (1 + len(pairs)))
-        flat = [0, float(size)]  # the header pair: name id 0 (no name has it), the size
-        flat += [x for name, value in sorted(pairs) for x in (ids[name], value)]
-        rows.append((rowid, packer.pack(*flat)))
-    bulk.insert(conn, "record_signals", ("record", "packed"), rows, _UPSERT)
+    for rowid, size, values in signals:
+        names = tuple(values)
+        layout = layouts.get(names)
+        if layout is None:
+            if ids is None or not ids.keys() >= set(names):
+                ids = _name_ids(conn, {n for n in names if "._" not in n})
+            layout = layouts[names] = _layout(names, ids)
+        rows.append((rowid, _packed(values, size, layout)))
+    for start in range(0, len(rows), _ROWS):  # multi-row statements: an import's cost
+        part = rows[start : start + _ROWS]
+        sql = "INSERT INTO record_signals (record, packed) VALUES " + ", ".join(
+            ["(?, ?)"] * len(part)
+        )
+        conn.execute(sql + _UPSERT, list(chain.from_iterable(part)))
 
 
 def forget(conn: sqlite3.Connection, dataset: str) -> None:
@@ -208,7 +237,7 @@ def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered | No
         raise ValueError(f"record_signals of {dataset!r}: not one row per record")
     entry_record = np.cumsum(header) - 1
     sizes = pairs["value"][header].astype(np.int64)
-    values = ~header
+    values = ~header & ~np.isnan(pairs["value"])  # (NaN: the metric's value is NULL)
     entry_record = entry_record[values]
     if order is not None:  # (SQLite gave the rows out of its subquery's order)
         new_index = np.empty_like(order)

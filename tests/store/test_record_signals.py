@@ -64,7 +64,7 @@ def as_stored(db, dataset: str) -> dict[int, Values]:
     ):
         pairs = list(struct.iter_unpack("<Id", packed))
         assert pairs[0][0] == 0  # the header: (0, size)
-        out[rowid] = (int(pairs[0][1]), {names[i]: v for i, v in pairs[1:]})
+        out[rowid] = (int(pairs[0][1]), {names[i]: v for i, v in pairs[1:] if v == v})
     return out
 
 
@@ -114,7 +114,9 @@ def test_an_import_writes_every_records_signal(gen, fixtures_dir) -> None:
     check(db, "gen")
     facts = fixtures_dir / "factscore" / "factscore_labeled_ChatGPT.jsonl"
     quick("import", str(facts), "--db", str(path.with_suffix(".ragreview.db")), "--dataset", "fs")
-    check(db, "fs")
+    undefined = "SELECT count(*) FROM record_metrics WHERE layer = 'judge' AND value IS NULL"
+    assert db.conn.execute(undefined).fetchone()[0] > 0  # (packed as NaN, left out)
+    check(db, "fs")  # (with counts too: unbounded, left out of the scores)
     check(db, "gen")  # one dataset's import leaves the other's alone
 
 
