@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep the import light
     import sqlite_utils
 
 STRATEGIES = ("random", "uncertainty", "impact", "runs-disagree", "stored-mismatch")
+SIGNALLED = ("impact", "stored-mismatch")  # scored from store.record_signals
 
 
 def _items_across_runs(rows: Sequence[tuple]) -> dict[int, dict[tuple[str, str], list[str]]]:
@@ -52,23 +53,27 @@ def scores(
 ) -> list[float]:
     """One score per record (in ``rowids`` order); raises when the signal is missing.
     ``records``: the dataset's records as ``draw`` read them, ``rowids`` theirs (with
-    their signals for ``impact``: they are not read twice)."""
+    their signals for ``SIGNALLED`` strategies: they are not read twice)."""
     if strategy == "random":
         return [1.0] * len(rowids)
-    if strategy == "impact":
-        if records is not None and records.sizes is not None:
-            return _impact(records)
-        records = record_signals.ordered(db.conn, dataset, signals=True)
-        by_rowid = dict(zip(records.rowids.tolist(), _impact(records)))
-        return [by_rowid.get(r, 0.0) for r in rowids]
-    if strategy == "stored-mismatch":
-        mismatch = stored.read_mismatch(db, dataset)
-        if mismatch is None:
+    if strategy in SIGNALLED:
+        read_here = records is None or records.sizes is None
+        if read_here:
+            records = record_signals.ordered(db.conn, dataset, signals=True)
+        assert records is not None
+        if strategy == "impact":
+            got = _impact(records)
+        elif not records.any_stored:
             raise RagreviewError(
                 f"no record of dataset {dataset!r} has a stored score to compare with its "
                 "recomputed one: --strategy stored-mismatch has nothing to go on"
             )
-        return [mismatch.get(r, 0.0) for r in rowids]
+        else:
+            got = records.mismatch.tolist()
+        if not read_here:
+            return got
+        by_rowid = dict(zip(records.rowids.tolist(), got))
+        return [by_rowid.get(r, 0.0) for r in rowids]
     if strategy not in ("uncertainty", "runs-disagree"):
         raise RagreviewError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     if strategy == "uncertainty":
@@ -109,8 +114,8 @@ def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: i
     if n < 1:
         raise RagreviewError(f"--n must be at least 1, got {n}")
     metric_writes.ensure(db, dataset)
-    # the population in list order, and for impact the records' signals in the same read
-    records = record_signals.ordered(db.conn, dataset, signals=strategy == "impact")
+    # the population in list order, and the records' signals in the same read
+    records = record_signals.ordered(db.conn, dataset, signals=strategy in SIGNALLED)
     rowids = records.rowids.tolist()
     if n > len(rowids):
         raise RagreviewError(f"dataset {dataset!r} has only {len(rowids)} records; cannot draw {n}")

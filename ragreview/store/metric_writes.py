@@ -153,7 +153,8 @@ def refresh(
                 record, judge_layer, settings, judge=listed, stats=judge_stats
             )
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
-            signals.append((rowid, record_signals.label_count(judge_layer), judge))
+            size = record_signals.label_count(judge_layer)
+            signals.append((rowid, size, judge, layers["stored"]))
             stats_rows.append(
                 metric_stats_writes.row(rowid, "judge", judge_stats, stored_f1(record))
             )

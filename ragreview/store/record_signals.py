@@ -16,7 +16,9 @@ A row holds ``packed``: (name id, value) pairs, little-endian (u32, f64), first 
 ``judge_labels`` rows), then one per judge-layer metric whose name is public (no
 ``._``), NaN where its value is NULL (undefined), names numbered from 1 in
 ``record_signal_names``: a dataset's rows concatenated in one ``group_concat`` are then
-split at the (0, size) pairs, with no other column read. Values are the REAL
+split at the (0, size) pairs, with no other column read. A record with a public
+stored-layer row (the source's own scores) ends with (0xFFFFFFFF, Σ |stored − judge|),
+``queue --strategy stored-mismatch``'s score, which needs no other record. Values are the REAL
 doubles ``record_metrics`` holds, so a score computed from them is bit for bit the one
 SQL computed from the metric rows.
 """
@@ -33,11 +35,14 @@ from typing import Any, NamedTuple
 
 from .db import write
 
-Signal = tuple[int, int, Mapping[str, Any]]  # (rowid, judge label count, judge values)
+# (rowid, judge label count, judge-layer values, stored-layer values)
+Signal = tuple[int, int, Mapping[str, Any], Mapping[str, Any]]
 
 _PAIR = "Id"  # u32 name id, f64 value (with "<": 12 bytes, no padding)
 _WIDTH = 12
 _NAN = float("nan")
+MISMATCH = 0xFFFFFFFF  # the name id of the pair holding stored-mismatch's score
+_MISMATCH = struct.Struct("<Id")
 _ROWS = 250  # rows per INSERT statement
 _UPSERT = " ON CONFLICT (record) DO UPDATE SET packed = excluded.packed"
 # Records per read statement: a dataset is read in slices so the concatenated text of
@@ -90,6 +95,21 @@ def _packed(values: Mapping[str, Any], size: int, layout: _Layout) -> bytes:
     return layout.packer.pack(*flat)
 
 
+def _mismatch(stored: Mapping[str, Any], judge: Mapping[str, Any]) -> float | None:
+    """``queue_signals.mismatch`` of one record: Σ |stored − judge| over its public metrics
+    with both values, added in name order as the metric rows were read; None when it has
+    no public stored row (a dataset where no record has one refuses the strategy)."""
+    public = sorted((n, v) for n, v in stored.items() if "._" not in n)
+    if not public:
+        return None
+    total = 0.0
+    for name, sv in public:
+        jv = judge.get(name)
+        if sv is not None and jv is not None and sv == sv and jv == jv:
+            total += abs(sv - jv)
+    return total
+
+
 def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
     """Store (replace) these records' signals, in the caller's transaction."""
     if not signals:
@@ -97,14 +117,19 @@ def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
     ids: dict[str, int] | None = None
     layouts: dict[tuple[str, ...], _Layout] = {}
     rows = []
-    for rowid, size, values in signals:
+    for rowid, size, values, stored in signals:
         names = tuple(values)
         layout = layouts.get(names)
         if layout is None:
             if ids is None or not ids.keys() >= set(names):
                 ids = _name_ids(conn, {n for n in names if "._" not in n})
             layout = layouts[names] = _layout(names, ids)
-        rows.append((rowid, _packed(values, size, layout)))
+        packed = _packed(values, size, layout)
+        if stored:
+            mismatch = _mismatch(stored, values)
+            if mismatch is not None:
+                packed += _MISMATCH.pack(MISMATCH, mismatch)
+        rows.append((rowid, packed))
     for start in range(0, len(rows), _ROWS):  # multi-row statements: an import's cost
         part = rows[start : start + _ROWS]
         sql = "INSERT INTO record_signals (record, packed) VALUES " + ", ".join(
@@ -135,14 +160,18 @@ def from_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[Signal]:
                 chunk,
             )
         )
-        values: dict[int, dict[str, Any]] = {r: {} for r in chunk}
-        for rowid, name, value in conn.execute(
-            f"SELECT record, name, value FROM record_metrics WHERE record IN ({marks}) "
-            "AND layer = 'judge'",
+        layers: dict[str, dict[int, dict[str, Any]]] = {
+            "judge": {r: {} for r in chunk},
+            "stored": {r: {} for r in chunk},
+        }
+        for rowid, layer, name, value in conn.execute(
+            f"SELECT record, layer, name, value FROM record_metrics WHERE record IN ({marks}) "
+            "AND layer IN ('judge', 'stored')",
             chunk,
         ):
-            values[rowid][name] = value
-        out += [(r, sizes.get(r, 0), values[r]) for r in chunk]
+            layers[layer][rowid][name] = value
+        judge, stored = layers["judge"], layers["stored"]
+        out += [(r, sizes.get(r, 0), judge[r], stored[r]) for r in chunk]
     return out
 
 
@@ -160,6 +189,8 @@ class Ordered:
     entry_record: Any = None  # intp[E]: index into rowids
     entry_name: Any = None  # uint32[E]
     entry_value: Any = None  # float64[E]
+    mismatch: Any = None  # float64[N]: stored-mismatch's score (0 where none)
+    any_stored: bool = False  # some record has a stored score
 
 
 def ordered(conn: sqlite3.Connection, dataset: str, *, signals: bool = False) -> Ordered:
@@ -237,14 +268,26 @@ def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered | No
         raise ValueError(f"record_signals of {dataset!r}: not one row per record")
     entry_record = np.cumsum(header) - 1
     sizes = pairs["value"][header].astype(np.int64)
-    values = ~header & ~np.isnan(pairs["value"])  # (NaN: the metric's value is NULL)
+    mismatches = pairs["name"] == MISMATCH
+    mismatch = np.zeros(len(rowids))
+    mismatch[entry_record[mismatches]] = pairs["value"][mismatches]
+    # (NaN: the metric's value is NULL)
+    values = ~header & ~mismatches & ~np.isnan(pairs["value"])
     entry_record = entry_record[values]
     if order is not None:  # (SQLite gave the rows out of its subquery's order)
         new_index = np.empty_like(order)
         new_index[order] = np.arange(len(order))
         entry_record = new_index[entry_record]
-        rowids, sizes = rowids[order], sizes[order]
-    return Ordered(rowids, sizes, entry_record, pairs["name"][values], pairs["value"][values])
+        rowids, sizes, mismatch = rowids[order], sizes[order], mismatch[order]
+    return Ordered(
+        rowids,
+        sizes,
+        entry_record,
+        pairs["name"][values],
+        pairs["value"][values],
+        mismatch,
+        bool(mismatches.any()),
+    )
 
 
 def _ints(text: str | None, count: int) -> Any:

@@ -1,6 +1,7 @@
 """Review draws as stored (``review_draws``, ``review_draw_records``; docs/estimate.md),
-and the reads of the signals the queue strategies score records by (``impact``'s are
-stored per record: ``store.record_signals``, which also reads a draw's population). The
+and the reads of the signals the queue strategies score records by (``impact``'s and
+``stored-mismatch``'s are stored per record: ``store.record_signals``, which also reads a
+draw's population). The
 drawing itself is ``services.queue_draws``."""
 
 from __future__ import annotations
@@ -38,30 +39,6 @@ class Draw:
     population: int
     at: str
     members: tuple[Member, ...]  # in draw order
-
-
-# Public metric names only: "._" marks the internal sums (store.metric_writes).
-_PUBLIC = "instr(m.name, '._') = 0"
-
-
-def read_mismatch(db: sqlite_utils.Database, dataset: str) -> dict[int, float] | None:
-    """``queue_signals.mismatch`` in SQL: Σ |stored − judge| per record over the metrics
-    that have both; None when no record has a stored value."""
-    if not db.conn.execute(
-        "SELECT 1 FROM record_metrics m JOIN records r ON r.rowid = m.record "
-        f"WHERE r.dataset = ? AND m.layer = 'stored' AND {_PUBLIC} LIMIT 1",
-        (dataset,),
-    ).fetchone():
-        return None
-    sql = f"""
-        SELECT m.record, total(abs(m.value - j.value)) FROM record_metrics m
-        JOIN records r ON r.rowid = m.record
-        JOIN record_metrics j ON j.record = m.record AND j.layer = 'judge' AND j.name = m.name
-        WHERE r.dataset = ? AND m.layer = 'stored' AND {_PUBLIC}
-          AND m.value IS NOT NULL AND j.value IS NOT NULL
-        GROUP BY m.record
-    """
-    return dict(db.conn.execute(sql, (dataset,)).fetchall())
 
 
 def read_run_labels(

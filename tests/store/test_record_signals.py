@@ -18,6 +18,7 @@ import pytest
 
 from bench.import_bench import make_row
 from ragreview.core import sampling
+from ragreview.core.errors import RagreviewError
 from ragreview.services import queue_draws
 from ragreview.store import (
     history,
@@ -32,7 +33,30 @@ from ragreview.store import (
 from ..cli.agreement_helpers import quick
 from .test_queue_draws_unchanged import OLD_impact_scores
 
-Values = tuple[int, dict[str, float]]  # (judge label count, public defined judge values)
+# stored-mismatch's SQL before the signals (store/review_draws.py, read_mismatch)
+OLD_HAS_STORED = (
+    "SELECT 1 FROM record_metrics m JOIN records r ON r.rowid = m.record "
+    "WHERE r.dataset = ? AND m.layer = 'stored' AND instr(m.name, '._') = 0 LIMIT 1"
+)
+OLD_MISMATCH_SQL = """
+    SELECT m.record, total(abs(m.value - j.value)) FROM record_metrics m
+    JOIN records r ON r.rowid = m.record
+    JOIN record_metrics j ON j.record = m.record AND j.layer = 'judge' AND j.name = m.name
+    WHERE r.dataset = ? AND m.layer = 'stored' AND instr(m.name, '._') = 0
+      AND m.value IS NOT NULL AND j.value IS NOT NULL
+    GROUP BY m.record
+"""
+
+
+def OLD_mismatch_scores(db, dataset: str, rowids: list[int]) -> list[float] | None:
+    if not db.conn.execute(OLD_HAS_STORED, (dataset,)).fetchone():
+        return None
+    mismatch = dict(db.conn.execute(OLD_MISMATCH_SQL, (dataset,)).fetchall())
+    return [mismatch.get(r, 0.0) for r in rowids]
+
+
+# (judge label count, public defined judge values, stored-mismatch's score or None)
+Values = tuple[int, dict[str, float], float | None]
 
 
 def from_scratch(db, dataset: str) -> dict[int, Values]:
@@ -49,7 +73,14 @@ def from_scratch(db, dataset: str) -> dict[int, Values]:
                 (rowid,),
             )
         )
-        out[rowid] = (size, values)
+        mismatch = db.conn.execute(
+            "SELECT count(*), total(abs(m.value - j.value)) FROM record_metrics m "
+            "LEFT JOIN record_metrics j ON j.record = m.record AND j.layer = 'judge' "
+            "AND j.name = m.name AND j.value IS NOT NULL AND m.value IS NOT NULL "
+            "WHERE m.record = ? AND m.layer = 'stored' AND instr(m.name, '._') = 0",
+            (rowid,),
+        ).fetchone()
+        out[rowid] = (size, values, mismatch[1] if mismatch[0] else None)
     return out
 
 
@@ -64,7 +95,11 @@ def as_stored(db, dataset: str) -> dict[int, Values]:
     ):
         pairs = list(struct.iter_unpack("<Id", packed))
         assert pairs[0][0] == 0  # the header: (0, size)
-        out[rowid] = (int(pairs[0][1]), {names[i]: v for i, v in pairs[1:] if v == v})
+        mismatch = None
+        if pairs[-1][0] == record_signals.MISMATCH:
+            mismatch = pairs.pop()[1]
+        values = {names[i]: v for i, v in pairs[1:] if v == v}
+        out[rowid] = (int(pairs[0][1]), values, mismatch)
     return out
 
 
@@ -74,8 +109,8 @@ def listed(db, dataset: str) -> list[int]:
 
 
 def check(db, dataset: str, *, complete: bool = True, seed: int = 3) -> None:
-    """The stored signals are current (every record has one when ``complete``), and an
-    impact draw is the one the old SQL's scores give."""
+    """The stored signals are current (every record has one when ``complete``), and
+    impact and stored-mismatch draws are the ones the old SQL's scores give."""
     expected = from_scratch(db, dataset)
     stored = as_stored(db, dataset)
     assert stored == {r: expected[r] for r in stored}  # what is there is current
@@ -92,6 +127,18 @@ def check(db, dataset: str, *, complete: bool = True, seed: int = 3) -> None:
         (rowids[i], k, p) for i, k, p in old
     ]
     assert new.threshold == tau
+    old_mismatch = OLD_mismatch_scores(db, dataset, rowids)
+    if old_mismatch is None:
+        with pytest.raises(RagreviewError, match="has nothing to go on"):
+            queue_draws.draw(db, dataset, "stored-mismatch", 20, seed)
+        return
+    assert queue_draws.scores(db, dataset, "stored-mismatch", rowids) == old_mismatch
+    weights = sampling.mixed_weights(old_mismatch, sampling.UNIFORM_SHARE)
+    tau, old = sampling.poisson_draw(weights, 20, seed)
+    new = queue_draws.draw(db, dataset, "stored-mismatch", 20, seed)
+    assert [(m.record, m.key, m.inclusion) for m in new.members] == [
+        (rowids[i], k, p) for i, k, p in old
+    ]
 
 
 def _write_rows(path: Path, rows: list[dict]) -> None:
@@ -103,6 +150,9 @@ def gen(tmp_path):
     """160 RAGBench rows imported into a real DB file; (db, rows, path)."""
     rng = random.Random(515)
     rows = [make_row(i, rng) for i in range(160)]
+    for row in rows[::3]:  # the file's own scores off from its labels': a mismatch
+        row["relevance_score"] = rng.random()
+        row["utilization_score"] = rng.random()
     path = tmp_path / "gen.jsonl"
     _write_rows(path, rows)
     quick("import", str(path))
@@ -111,6 +161,8 @@ def gen(tmp_path):
 
 def test_an_import_writes_every_records_signal(gen, fixtures_dir) -> None:
     db, _, path = gen
+    mismatch = OLD_mismatch_scores(db, "gen", listed(db, "gen"))
+    assert mismatch is not None and sum(m > 0 for m in mismatch) > 20
     check(db, "gen")
     facts = fixtures_dir / "factscore" / "factscore_labeled_ChatGPT.jsonl"
     quick("import", str(facts), "--db", str(path.with_suffix(".ragreview.db")), "--dataset", "fs")
