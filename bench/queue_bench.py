@@ -6,10 +6,11 @@ records with tui_bench's generator, straight into the store: the queue reads the
 records and metric rows, never the input file, so no JSON style is involved. Then
 ``--repeat`` times, interleaved: the floor (a fresh interpreter that reads the dataset's
 record ids in order and draws 200 with ``random.Random(seed).sample``) and ``python -m
-ragreview queue DB --n 200 --strategy S --seed K`` for S in random and impact. Prints
-each one's median wall seconds and CPU seconds and the ratio to the floor.
+ragreview queue DB --n 200 --strategy S --seed K`` for S in ``--strategies`` (random
+and impact; stored-mismatch needs a DB with stored scores, which the generated one has
+not). Prints each one's median wall seconds and CPU seconds and the ratio to the floor.
 
-    python bench/queue_bench.py [--records N] [--repeat R] [--db PATH]
+    python bench/queue_bench.py [--records N] [--repeat R] [--db PATH] [--strategies S,S]
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=100_000, help="up to 300,000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--db", type=Path)
+    parser.add_argument("--strategies", default="random,impact")
     args = parser.parse_args()
     db = args.db or HERE / ".cache" / f"tui-{args.records}.ragreview.db"
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -65,12 +67,12 @@ def main() -> None:
     py = sys.executable
     commands = {
         "floor": lambda seed: [py, "-c", FLOOR, str(db), str(seed)],
-        **{strategy: _queue(py, db, strategy) for strategy in ("random", "impact")},
+        **{strategy: _queue(py, db, strategy) for strategy in args.strategies.split(",")},
     }
     # Warm the page cache, and do an older DB's one-time upgrades (its migrations, its
     # missing metric rows, and the per-record signals impact reads: store.record_signals;
     # an import by this build writes them), each shown but not counted.
-    for name in ("random", "impact"):
+    for name in args.strategies.split(","):
         wall, cpu = measured(commands[name](0))
         print(f"first {name}: {wall:.2f} s wall {cpu:.2f} s CPU (warm-up, not counted)")
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
@@ -84,7 +86,7 @@ def main() -> None:
         cpu = statistics.median(c for _, c in values)
         each = ", ".join(f"{w:.2f}" for w, _ in values)
         print(
-            f"{name:7s} {wall:6.2f} s wall  {cpu:6.2f} s CPU  {wall / floor_wall:5.1f}x floor "
+            f"{name:15s} {wall:6.2f} s wall  {cpu:6.2f} s CPU  {wall / floor_wall:5.1f}x floor "
             f"(runs: {each})" + ("  target <= 1 s" if name != "floor" else "")
         )
 
