@@ -96,16 +96,18 @@ def _packed(values: Mapping[str, Any], size: int, layout: _Layout) -> bytes:
     return layout.packer.pack(*flat)
 
 
-def _mismatch(stored: Mapping[str, Any], judge: Mapping[str, Any]) -> float | None:
-    """``queue_signals.mismatch`` of one record: Σ |stored − judge| over its public metrics
-    with both values, added in name order as the metric rows were read; None when it has
-    no public stored row (a dataset where no record has one refuses the strategy)."""
-    public = sorted((n, v) for n, v in stored.items() if "._" not in n)
+def _mismatch(
+    stored: Mapping[str, Any], judge: Mapping[str, Any], public: Sequence[str]
+) -> float | None:
+    """``queue_signals.mismatch`` of one record: Σ |stored − judge| over its ``public``
+    stored names (sorted) with both values, added in name order as the metric rows were
+    read; None when it has no public stored row (a dataset where no record has one
+    refuses the strategy)."""
     if not public:
         return None
     total = 0.0
-    for name, sv in public:
-        jv = judge.get(name)
+    for name in public:
+        sv, jv = stored[name], judge.get(name)
         if sv is not None and jv is not None and sv == sv and jv == jv:
             total += abs(sv - jv)
     return total
@@ -117,6 +119,7 @@ def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
         return
     ids: dict[str, int] | None = None
     layouts: dict[tuple[str, ...], _Layout] = {}
+    sorted_public: dict[tuple[str, ...], list[str]] = {}  # stored names -> public, sorted
     rows = []
     for rowid, size, values, stored in signals:
         names = tuple(values)
@@ -127,7 +130,11 @@ def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
             layout = layouts[names] = _layout(names, ids)
         packed = _packed(values, size, layout)
         if stored:
-            mismatch = _mismatch(stored, values)
+            key = tuple(stored)
+            public = sorted_public.get(key)
+            if public is None:
+                public = sorted_public[key] = sorted(n for n in key if "._" not in n)
+            mismatch = _mismatch(stored, values, public)
             if mismatch is not None:
                 packed += _MISMATCH.pack(MISMATCH, mismatch)
         rows.append((rowid, packed))
