@@ -83,27 +83,27 @@ def scores(
         if least_sure:
             by_record = {record: [float(lp)] for record, lp in least_sure}
             return [queue_signals.logprob_uncertainty(by_record.get(r, ())) for r in rowids]
-    rows = stored.read_run_labels(db, dataset)
-    runs = {row[1] for row in rows}
+    runs = stored.read_run_count(db, dataset)
     if strategy == "uncertainty":
-        if len(runs) >= 2:  # no log-probabilities: how much the runs' labels spread
-            items = _items_across_runs(rows)
+        if runs >= 2:  # no log-probabilities: how much the runs' labels spread
+            items = _items_across_runs(stored.read_run_labels(db, dataset))
             return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]
         raise RagreviewError(
             f"dataset {dataset!r} has no judge log-probabilities and fewer than two judge "
             "runs: --strategy uncertainty has nothing to go on (judge with an endpoint "
             "that returns logprobs, or judge twice)"
         )
-    if len(runs) < 2:
+    if runs < 2:
         raise RagreviewError(
-            f"dataset {dataset!r} has {len(runs)} judge run{'s' if len(runs) != 1 else ''}: "
+            f"dataset {dataset!r} has {runs} judge run{'s' if runs != 1 else ''}: "
             "--strategy runs-disagree needs at least two"
         )
     # the items the TUI marks ≈ (store.run_layers: an absent defaulted label counts as
-    # its default), as a share of the record's items
-    items = _items_across_runs(rows)
+    # its default), as a share of the record's items (counted in SQL: parsing every
+    # run label's value to count them was most of the strategy's time)
+    items = stored.read_item_counts(db, dataset)
     share = {
-        rowid: len(run_layers.disagreements(db, rowid)) / max(1, len(items.get(rowid, {})))
+        rowid: len(run_layers.disagreements(db, rowid)) / max(1, items.get(rowid, 0))
         for rowid in stored.read_runs_split(db, dataset)
     }
     return [share.get(r, 0.0) for r in rowids]

@@ -55,6 +55,26 @@ def read_run_labels(
     )
 
 
+def read_run_count(db: sqlite_utils.Database, dataset: str) -> int:
+    """How many judge runs gave labels to the dataset's records (each run's found by
+    its first such label, not by reading them all)."""
+    sql = (
+        "SELECT count(*) FROM judge_runs j WHERE EXISTS (SELECT 1 FROM run_labels l "
+        "JOIN records r ON r.rowid = l.record WHERE l.run = j.id AND r.dataset = ?)"
+    )
+    return int(db.conn.execute(sql, (dataset,)).fetchone()[0])
+
+
+def read_item_counts(db: sqlite_utils.Database, dataset: str) -> dict[int, int]:
+    """Per record with run labels, its items: the (label, target) pairs any run gave."""
+    sql = (
+        "SELECT record, count(*) FROM (SELECT DISTINCT l.record, l.name, l.target "
+        "FROM run_labels l JOIN records r ON r.rowid = l.record WHERE r.dataset = ?) "
+        "GROUP BY record"
+    )
+    return dict(db.conn.execute(sql, (dataset,)).fetchall())
+
+
 def read_least_logprobs(db: sqlite_utils.Database, dataset: str) -> list[tuple[int, float]]:
     """Per record with any, the lowest log-probability a judge run gave a verdict of it."""
     return db.conn.execute(
