@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep the import light
 
 STRATEGIES = ("random", "uncertainty", "impact", "runs-disagree", "stored-mismatch")
 SIGNALLED = ("impact", "stored-mismatch")  # scored from store.record_signals
+READS_SIGNALS = (*SIGNALLED, "uncertainty")  # (its log-probabilities)
 
 
 def _items_across_runs(rows: Sequence[tuple]) -> dict[int, dict[tuple[str, str], list[str]]]:
@@ -78,11 +79,18 @@ def scores(
         raise RagreviewError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     if strategy == "uncertainty":
         # the least sure item is the one of lowest log-probability (1 − exp is monotone),
-        # so SQL's min per record gives logprob_uncertainty's value without the rows
-        least_sure = stored.read_least_logprobs(db, dataset)
-        if least_sure:
-            by_record = {record: [float(lp)] for record, lp in least_sure}
-            return [queue_signals.logprob_uncertainty(by_record.get(r, ())) for r in rowids]
+        # so each record's stored lowest gives logprob_uncertainty's value without the rows
+        read_here = records is None or records.least_logprob is None
+        if read_here:
+            records = record_signals.ordered(db.conn, dataset, signals=True)
+        assert records is not None
+        least = records.least_logprob.tolist()
+        if any(lp == lp for lp in least):  # (NaN: no verdict of the record has one)
+            got = [queue_signals.logprob_uncertainty((lp,) if lp == lp else ()) for lp in least]
+            if not read_here:
+                return got
+            by_rowid = dict(zip(records.rowids.tolist(), got))
+            return [by_rowid.get(r, 0.0) for r in rowids]
     runs = stored.read_run_count(db, dataset)
     if strategy == "uncertainty":
         if runs >= 2:  # no log-probabilities: how much the runs' labels spread
@@ -115,7 +123,7 @@ def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: i
         raise RagreviewError(f"--n must be at least 1, got {n}")
     metric_writes.ensure(db, dataset)
     # the population in list order, and the records' signals in the same read
-    records = record_signals.ordered(db.conn, dataset, signals=strategy in SIGNALLED)
+    records = record_signals.ordered(db.conn, dataset, signals=strategy in READS_SIGNALS)
     rowids = records.rowids.tolist()
     if n > len(rowids):
         raise RagreviewError(f"dataset {dataset!r} has only {len(rowids)} records; cannot draw {n}")

@@ -54,7 +54,7 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
     sums: dict[str, list] = {COUNT: [0, 0.0, 0.0, 0]}
     count = sums[COUNT]
     for rowid, (judge, stored, stats, size) in new:
-        signals.append((rowid, size, judge, stored))
+        signals.append((rowid, size, judge, stored, None))  # (an import gives no logprobs)
         stats_rows.append((rowid, "judge", *stats))
         stats_rows.append((rowid, "effective", *stats[:-1], None))  # (stored F1: judge row)
         rows += [(rowid, "judge", n, v) for n, v in judge.items()]

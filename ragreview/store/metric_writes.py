@@ -143,6 +143,7 @@ def refresh(
         stats_rows: list[tuple] = []
         signals: list[record_signals.Signal] = []  # (queue --strategy impact's)
         rejudged = trace_from_runs(conn, chunk)
+        least = dict(conn.execute(record_signals.least_logprobs(len(chunk)), chunk))
         for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
             settings = _settings(db, dataset, cache)
             datasets.add(dataset)
@@ -154,7 +155,7 @@ def refresh(
             )
             layers = {"judge": judge, "stored": metrics.stored_pairs(record, settings)}
             size = record_signals.label_count(judge_layer)
-            signals.append((rowid, size, judge, layers["stored"]))
+            signals.append((rowid, size, judge, layers["stored"], least.get(rowid)))
             stats_rows.append(
                 metric_stats_writes.row(rowid, "judge", judge_stats, stored_f1(record))
             )

@@ -18,7 +18,9 @@ A row holds ``packed``: (name id, value) pairs, little-endian (u32, f64), first 
 ``record_signal_names``: a dataset's rows concatenated in one ``group_concat`` are then
 split at the (0, size) pairs, with no other column read. A record with a public
 stored-layer row (the source's own scores) ends with (0xFFFFFFFF, Σ |stored − judge|),
-``queue --strategy stored-mismatch``'s score, which needs no other record. Values are the REAL
+``queue --strategy stored-mismatch``'s score, which needs no other record; one whose
+judge runs gave verdicts with log-probabilities, with (0xFFFFFFFE, the lowest), which
+``uncertainty`` scores. Values are the REAL
 doubles ``record_metrics`` holds, so a score computed from them is bit for bit the one
 SQL computed from the metric rows.
 """
@@ -35,13 +37,15 @@ from typing import Any, NamedTuple
 
 from .db import write
 
-# (rowid, judge label count, judge-layer values, stored-layer values)
-Signal = tuple[int, int, Mapping[str, Any], Mapping[str, Any]]
+# (rowid, judge label count, judge-layer values, stored-layer values, the lowest
+# log-probability a judge run gave a verdict of it or None)
+Signal = tuple[int, int, Mapping[str, Any], Mapping[str, Any], float | None]
 
 _PAIR = "Id"  # u32 name id, f64 value (with "<": 12 bytes, no padding)
 _WIDTH = 12
 _NAN = float("nan")
 MISMATCH = 0xFFFFFFFF  # the name id of the pair holding stored-mismatch's score
+LEAST_LOGPROB = 0xFFFFFFFE  # ... and of the one holding the record's least sure verdict
 _MISMATCH = struct.Struct("<Id")
 _ROWS = 250  # rows per INSERT statement
 _UPSERT = " ON CONFLICT (record) DO UPDATE SET packed = excluded.packed"
@@ -121,7 +125,7 @@ def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
     layouts: dict[tuple[str, ...], _Layout] = {}
     sorted_public: dict[tuple[str, ...], list[str]] = {}  # stored names -> public, sorted
     rows = []
-    for rowid, size, values, stored in signals:
+    for rowid, size, values, stored, least_logprob in signals:
         names = tuple(values)
         layout = layouts.get(names)
         if layout is None:
@@ -137,6 +141,8 @@ def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
             mismatch = _mismatch(stored, values, public)
             if mismatch is not None:
                 packed += _MISMATCH.pack(MISMATCH, mismatch)
+        if least_logprob is not None:
+            packed += _MISMATCH.pack(LEAST_LOGPROB, least_logprob)
         rows.append((rowid, packed))
     for start in range(0, len(rows), _ROWS):  # multi-row statements: an import's cost
         part = rows[start : start + _ROWS]
@@ -169,7 +175,8 @@ def from_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[Signal]:
             f"({marks}) AND layer IN ('judge', 'stored') AND instr(name, '._') = 0"
         )
         counts = dict(conn.execute(sizes, chunk))  # (a record without labels: none)
-        out += _signals({r: counts.get(r, 0) for r in chunk}, conn.execute(rows, chunk))
+        least = dict(conn.execute(least_logprobs(len(chunk)), chunk))
+        out += _signals({r: counts.get(r, 0) for r in chunk}, conn.execute(rows, chunk), least)
     return out
 
 
@@ -185,17 +192,37 @@ def from_dataset(conn: sqlite3.Connection, dataset: str) -> list[Signal]:
         "ON m.record = r.rowid AND m.layer IN ('judge', 'stored') "
         "WHERE r.dataset = ? AND instr(m.name, '._') = 0"
     )
-    return _signals(dict(conn.execute(sizes, (dataset,))), conn.execute(rows, (dataset,)))
+    least = (
+        "SELECT l.record, min(l.logprob) FROM run_labels l JOIN records r ON r.rowid = l.record "
+        "WHERE r.dataset = ? AND l.logprob IS NOT NULL GROUP BY l.record"
+    )
+    return _signals(
+        dict(conn.execute(sizes, (dataset,))),
+        conn.execute(rows, (dataset,)),
+        dict(conn.execute(least, (dataset,))),
+    )
 
 
-def _signals(counts: dict[int, int], rows: Iterable[tuple]) -> list[Signal]:
+def least_logprobs(count: int) -> str:
+    """SQL for (record, its lowest verdict log-probability) of ``count`` given records
+    that have one (by the ``run_labels_record`` index)."""
+    marks = ",".join("?" * count)
+    return (
+        f"SELECT record, min(logprob) FROM run_labels WHERE record IN ({marks}) "
+        "AND logprob IS NOT NULL GROUP BY record"
+    )
+
+
+def _signals(
+    counts: dict[int, int], rows: Iterable[tuple], least: Mapping[int, float]
+) -> list[Signal]:
     """Signals of the records ``counts`` gives the label counts of, from their metric rows
-    (record, layer, name, value)."""
+    (record, layer, name, value) and ``least`` log-probabilities."""
     judge: dict[int, dict[str, Any]] = {r: {} for r in counts}
     stored: dict[int, dict[str, Any]] = {r: {} for r in counts}
     for rowid, layer, name, value in rows:
         (judge if layer == "judge" else stored)[rowid][name] = value
-    return [(r, counts[r], judge[r], stored[r]) for r in counts]
+    return [(r, counts[r], judge[r], stored[r], least.get(r)) for r in counts]
 
 
 # -- reading ----------------------------------------------------------------------------
@@ -214,6 +241,7 @@ class Ordered:
     entry_value: Any = None  # float64[E]
     mismatch: Any = None  # float64[N]: stored-mismatch's score (0 where none)
     any_stored: bool = False  # some record has a stored score
+    least_logprob: Any = None  # float64[N]: its least sure verdict's (NaN where none)
 
 
 def ordered(conn: sqlite3.Connection, dataset: str, *, signals: bool = False) -> Ordered:
@@ -297,14 +325,18 @@ def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered | No
     mismatches = pairs["name"] == MISMATCH
     mismatch = np.zeros(len(rowids))
     mismatch[entry_record[mismatches]] = pairs["value"][mismatches]
+    leasts = pairs["name"] == LEAST_LOGPROB
+    least_logprob = np.full(len(rowids), np.nan)
+    least_logprob[entry_record[leasts]] = pairs["value"][leasts]
     # (NaN: the metric's value is NULL)
-    values = ~header & ~mismatches & ~np.isnan(pairs["value"])
+    values = ~header & ~mismatches & ~leasts & ~np.isnan(pairs["value"])
     entry_record = entry_record[values]
     if order is not None:  # (SQLite gave the rows out of its subquery's order)
         new_index = np.empty_like(order)
         new_index[order] = np.arange(len(order))
         entry_record = new_index[entry_record]
         rowids, sizes, mismatch = rowids[order], sizes[order], mismatch[order]
+        least_logprob = least_logprob[order]
     return Ordered(
         rowids,
         sizes,
@@ -313,6 +345,7 @@ def _read(conn: sqlite3.Connection, dataset: str, signals: bool) -> Ordered | No
         pairs["value"][values],
         mismatch,
         bool(mismatches.any()),
+        least_logprob,
     )
 
 

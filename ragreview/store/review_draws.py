@@ -75,16 +75,6 @@ def read_item_counts(db: sqlite_utils.Database, dataset: str) -> dict[int, int]:
     return dict(db.conn.execute(sql, (dataset,)).fetchall())
 
 
-def read_least_logprobs(db: sqlite_utils.Database, dataset: str) -> list[tuple[int, float]]:
-    """Per record with any, the lowest log-probability a judge run gave a verdict of it."""
-    return db.conn.execute(
-        "SELECT l.record, min(l.logprob) FROM run_labels l JOIN records r "
-        "ON r.rowid = l.record WHERE r.dataset = ? AND l.logprob IS NOT NULL "
-        "GROUP BY l.record",
-        (dataset,),
-    ).fetchall()
-
-
 def read_runs_split(db: sqlite_utils.Database, dataset: str) -> list[int]:
     """The records on which judge runs gave different values (``run_layers``)."""
     sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.runs_disagree_sql()}"

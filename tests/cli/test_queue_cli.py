@@ -130,6 +130,9 @@ def _with_run_labels(path, rows) -> None:
             "INSERT INTO run_labels VALUES (?, ?, ?, ?, ?, ?)",
             (run_id, rowid, name, target, json.dumps(value), logprob),
         )
+    # (past the write paths that keep each record's queue signals, which judge_store's
+    # keep: the draw rebuilds them from the rows, as for a DB from before them)
+    db.conn.execute("DELETE FROM record_signals")
     db.conn.commit()
 
 

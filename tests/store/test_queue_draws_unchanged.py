@@ -329,6 +329,10 @@ def _runs_db(folder, with_logprobs: bool):
                     "INSERT INTO run_labels VALUES (?, ?, ?, ?, ?, ?)",
                     (run_id, rowid, name, target, json.dumps(value), logprob),
                 )
+    # (raw SQL, past the write paths that keep each record's signals: a draw rebuilds
+    # them from the rows, as for a DB from before them; tests/store/test_record_signals.py
+    # writes runs through judge_store)
+    db.conn.execute("DELETE FROM record_signals")
     db.conn.commit()
     return db, rowids
 

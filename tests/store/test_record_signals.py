@@ -31,7 +31,7 @@ from ragreview.store import (
 )
 
 from ..cli.agreement_helpers import quick
-from .test_queue_draws_unchanged import OLD_impact_scores
+from .test_queue_draws_unchanged import OLD_impact_scores, OLD_runs_scores
 
 # stored-mismatch's SQL before the signals (store/review_draws.py, read_mismatch)
 OLD_HAS_STORED = (
@@ -55,8 +55,9 @@ def OLD_mismatch_scores(db, dataset: str, rowids: list[int]) -> list[float] | No
     return [mismatch.get(r, 0.0) for r in rowids]
 
 
-# (judge label count, public defined judge values, stored-mismatch's score or None)
-Values = tuple[int, dict[str, float], float | None]
+# (judge label count, public defined judge values, stored-mismatch's score or None,
+# the least verdict log-probability or None)
+Values = tuple[int, dict[str, float], float | None, float | None]
 
 
 def from_scratch(db, dataset: str) -> dict[int, Values]:
@@ -80,7 +81,10 @@ def from_scratch(db, dataset: str) -> dict[int, Values]:
             "WHERE m.record = ? AND m.layer = 'stored' AND instr(m.name, '._') = 0",
             (rowid,),
         ).fetchone()
-        out[rowid] = (size, values, mismatch[1] if mismatch[0] else None)
+        least = db.conn.execute(
+            "SELECT min(logprob) FROM run_labels WHERE record = ?", (rowid,)
+        ).fetchone()[0]
+        out[rowid] = (size, values, mismatch[1] if mismatch[0] else None, least)
     return out
 
 
@@ -95,11 +99,10 @@ def as_stored(db, dataset: str) -> dict[int, Values]:
     ):
         pairs = list(struct.iter_unpack("<Id", packed))
         assert pairs[0][0] == 0  # the header: (0, size)
-        mismatch = None
-        if pairs[-1][0] == record_signals.MISMATCH:
-            mismatch = pairs.pop()[1]
-        values = {names[i]: v for i, v in pairs[1:] if v == v}
-        out[rowid] = (int(pairs[0][1]), values, mismatch)
+        tail = {i: v for i, v in pairs[1:] if i >= record_signals.LEAST_LOGPROB}
+        values = {names[i]: v for i, v in pairs[1:] if v == v and i not in tail}
+        mismatch, least = tail.get(record_signals.MISMATCH), tail.get(record_signals.LEAST_LOGPROB)
+        out[rowid] = (int(pairs[0][1]), values, mismatch, least)
     return out
 
 
@@ -127,6 +130,15 @@ def check(db, dataset: str, *, complete: bool = True, seed: int = 3) -> None:
         (rowids[i], k, p) for i, k, p in old
     ]
     assert new.threshold == tau
+    if any(v[3] is not None for v in expected.values()):  # uncertainty, by its logprobs
+        old_uncertainty = OLD_runs_scores(db, dataset, "uncertainty", rowids)
+        assert queue_draws.scores(db, dataset, "uncertainty", rowids) == old_uncertainty
+        weights = sampling.mixed_weights(old_uncertainty, sampling.UNIFORM_SHARE)
+        tau, old = sampling.poisson_draw(weights, 20, seed)
+        new = queue_draws.draw(db, dataset, "uncertainty", 20, seed)
+        assert [(m.record, m.key, m.inclusion) for m in new.members] == [
+            (rowids[i], k, p) for i, k, p in old
+        ]
     old_mismatch = OLD_mismatch_scores(db, dataset, rowids)
     if old_mismatch is None:
         with pytest.raises(RagreviewError, match="has nothing to go on"):
@@ -204,7 +216,11 @@ def test_a_judge_run_keeps_them_current(gen) -> None:
             "supported": {t: rng.random() < 0.5 for t in judge.get("supported", {})},
             "relevant": {k: True for k in keys[: rng.randint(0, len(keys))]},  # fewer
         }
-        judge_store.save_result(db, rowid, run, "trace", ("relevant", "supported"), layer)
+        logprobs = {("supported", t): -rng.random() * 3 for t in layer["supported"]}
+        judge_store.save_result(
+            db, rowid, run, "trace", ("relevant", "supported"), layer, logprobs=logprobs
+        )
+    assert any(v[3] is not None for v in as_stored(db, "gen").values())
     check(db, "gen")
     run_layers.use(db, "gen", run_layers.import_run_id("gen"))  # back to the import's
     check(db, "gen", seed=8)
