@@ -20,9 +20,8 @@ split at the (0, size) pairs, with no other column read. A record with a public
 stored-layer row (the source's own scores) ends with (0xFFFFFFFF, Σ |stored − judge|),
 ``queue --strategy stored-mismatch``'s score, which needs no other record; one whose
 judge runs gave verdicts with log-probabilities, with (0xFFFFFFFE, the lowest), which
-``uncertainty`` scores. Values are the REAL
-doubles ``record_metrics`` holds, so a score computed from them is bit for bit the one
-SQL computed from the metric rows.
+``uncertainty`` scores. Values are the REAL doubles ``record_metrics`` holds, so a score
+computed from them is bit for bit the one SQL computed from the metric rows.
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ _WIDTH = 12
 _NAN = float("nan")
 MISMATCH = 0xFFFFFFFF  # the name id of the pair holding stored-mismatch's score
 LEAST_LOGPROB = 0xFFFFFFFE  # ... and of the one holding the record's least sure verdict
-_MISMATCH = struct.Struct("<Id")
+_TAIL = struct.Struct("<Id")  # one more pair, after the metrics'
 _ROWS = 250  # rows per INSERT statement
 _UPSERT = " ON CONFLICT (record) DO UPDATE SET packed = excluded.packed"
 # Records per read statement: a dataset is read in slices so the concatenated blob of
@@ -140,9 +139,9 @@ def put(conn: sqlite3.Connection, signals: Sequence[Signal]) -> None:
                 public = sorted_public[key] = sorted(n for n in key if "._" not in n)
             mismatch = _mismatch(stored, values, public)
             if mismatch is not None:
-                packed += _MISMATCH.pack(MISMATCH, mismatch)
+                packed += _TAIL.pack(MISMATCH, mismatch)
         if least_logprob is not None:
-            packed += _MISMATCH.pack(LEAST_LOGPROB, least_logprob)
+            packed += _TAIL.pack(LEAST_LOGPROB, least_logprob)
         rows.append((rowid, packed))
     for start in range(0, len(rows), _ROWS):  # multi-row statements: an import's cost
         part = rows[start : start + _ROWS]
