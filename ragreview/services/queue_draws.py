@@ -10,13 +10,11 @@ drawn too: the draw is of the whole dataset, or the estimate could not weight it
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..core import queue_signals, sampling
 from ..core.errors import RagreviewError
-from ..store import metric_writes, record_signals, run_layers
+from ..store import metric_writes, record_signals, run_signals
 from ..store import review_draws as stored
 from ..store.record_signals import Ordered
 from ..store.review_draws import Draw
@@ -27,15 +25,6 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep the import light
 STRATEGIES = ("random", "uncertainty", "impact", "runs-disagree", "stored-mismatch")
 SIGNALLED = ("impact", "stored-mismatch")  # scored from store.record_signals
 READS_SIGNALS = (*SIGNALLED, "uncertainty")  # (its log-probabilities)
-
-
-def _items_across_runs(rows: Sequence[tuple]) -> dict[int, dict[tuple[str, str], list[str]]]:
-    """Per record, per (label, target), the value each run gave (as canonical JSON)."""
-    out: dict[int, dict[tuple[str, str], list[str]]] = {}
-    for record, _run, name, target, value, _lp in rows:
-        canonical = json.dumps(json.loads(value), sort_keys=True)
-        out.setdefault(record, {}).setdefault((name, target), []).append(canonical)
-    return out
 
 
 def _impact(records: Ordered) -> list[float]:
@@ -94,8 +83,7 @@ def scores(
     runs = stored.read_run_count(db, dataset)
     if strategy == "uncertainty":
         if runs >= 2:  # no log-probabilities: how much the runs' labels spread
-            items = _items_across_runs(stored.read_run_labels(db, dataset))
-            return [queue_signals.run_entropy(items.get(r, {})) for r in rowids]
+            return run_signals.read(db, dataset, rowids)[0].tolist()
         raise RagreviewError(
             f"dataset {dataset!r} has no judge log-probabilities and fewer than two judge "
             "runs: --strategy uncertainty has nothing to go on (judge with an endpoint "
@@ -107,14 +95,8 @@ def scores(
             "--strategy runs-disagree needs at least two"
         )
     # the items the TUI marks ≈ (store.run_layers: an absent defaulted label counts as
-    # its default), as a share of the record's items (counted in SQL: parsing every
-    # run label's value to count them was most of the strategy's time)
-    items = stored.read_item_counts(db, dataset)
-    share = {
-        rowid: len(run_layers.disagreements(db, rowid)) / max(1, items.get(rowid, 0))
-        for rowid in stored.read_runs_split(db, dataset)
-    }
-    return [share.get(r, 0.0) for r in rowids]
+    # its default), as a share of the record's items: stored per record
+    return run_signals.read(db, dataset, rowids)[1].tolist()
 
 
 def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: int = 0) -> Draw:

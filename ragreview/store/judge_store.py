@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..core.labels import Layer
-from . import metric_writes, run_layers
+from . import metric_writes, run_layers, run_signals
 from .db import write
 from .records import dumps, loads, now
 
@@ -242,6 +242,7 @@ def save_result(
             "UPDATE judge_errors SET resolved = ? WHERE record = ? AND task = ? AND resolved IS NULL",
             (run_id, rowid, task),
         )
+        run_signals.put(db, [rowid])  # (its run labels changed: queue's run strategies)
         metric_writes.refresh(db, [rowid])
 
 

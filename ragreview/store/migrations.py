@@ -489,8 +489,9 @@ def m014_guidelines_and_rules(db: Database) -> None:
 def m015_record_signals(db: Database) -> None:
     # What `queue --strategy impact` scores a record by, kept per record so a draw reads
     # one short row per record instead of every judge label and metric row of the
-    # dataset (issue 27): its judge labels' count and its defined public judge-layer
-    # metric values, packed (store/record_signals.py). Written with the metric rows;
+    # dataset (issue 27): its judge labels' count, its public judge-layer metric values,
+    # its stored scores' mismatch and least verdict log-probability where it has them,
+    # packed (store/record_signals.py). Written with the metric rows;
     # a record without a row (older imports, after a variant change) gets it from its
     # stored rows when a draw first needs it.
     run_script(
@@ -501,8 +502,26 @@ def m015_record_signals(db: Database) -> None:
             name TEXT NOT NULL UNIQUE
         );
         -- (name id u32, value f64) pairs, little-endian: first (0, its judge_labels
-        -- rows), then its public judge-layer metric values (record_signal_names.id)
+        -- rows), then its public judge-layer metric values (record_signal_names.id),
+        -- then the mismatch and least log-probability pairs where it has them
         CREATE TABLE record_signals (
+            record INTEGER PRIMARY KEY REFERENCES records(rowid),
+            packed BLOB NOT NULL
+        );
+        """,
+    )
+
+
+@MIGRATIONS()
+def m016_record_run_signals(db: Database) -> None:
+    # What `queue --strategy runs-disagree` and `uncertainty` without log-probabilities
+    # score a record by, kept per record where its run labels are written
+    # (store/run_signals.py): (entropy, disagreeing share), f64 little-endian. A record
+    # without a row gets it from its run labels when a draw first needs it.
+    run_script(
+        db,
+        """
+        CREATE TABLE record_run_signals (
             record INTEGER PRIMARY KEY REFERENCES records(rowid),
             packed BLOB NOT NULL
         );

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import run_layers
 from .db import write
 from .records import now
 
@@ -41,20 +40,6 @@ class Draw:
     members: tuple[Member, ...]  # in draw order
 
 
-def read_run_labels(
-    db: sqlite_utils.Database, dataset: str
-) -> list[tuple[int, str, str, str, Any, Any]]:
-    """Every judge run's labels (docs/agreement.md, Judge runs); none while the import
-    is the dataset's only run (its labels are then judge_labels alone)."""
-    return list(
-        db.conn.execute(
-            "SELECT l.record, l.run, l.name, l.target, l.value, l.logprob FROM run_labels l "
-            "JOIN records r ON r.rowid = l.record WHERE r.dataset = ?",
-            (dataset,),
-        )
-    )
-
-
 def read_run_count(db: sqlite_utils.Database, dataset: str) -> int:
     """How many judge runs gave labels to the dataset's records (each run's found by
     its first such label, not by reading them all)."""
@@ -63,22 +48,6 @@ def read_run_count(db: sqlite_utils.Database, dataset: str) -> int:
         "JOIN records r ON r.rowid = l.record WHERE l.run = j.id AND r.dataset = ?)"
     )
     return int(db.conn.execute(sql, (dataset,)).fetchone()[0])
-
-
-def read_item_counts(db: sqlite_utils.Database, dataset: str) -> dict[int, int]:
-    """Per record with run labels, its items: the (label, target) pairs any run gave."""
-    sql = (
-        "SELECT record, count(*) FROM (SELECT DISTINCT l.record, l.name, l.target "
-        "FROM run_labels l JOIN records r ON r.rowid = l.record WHERE r.dataset = ?) "
-        "GROUP BY record"
-    )
-    return dict(db.conn.execute(sql, (dataset,)).fetchall())
-
-
-def read_runs_split(db: sqlite_utils.Database, dataset: str) -> list[int]:
-    """The records on which judge runs gave different values (``run_layers``)."""
-    sql = f"SELECT r.rowid FROM records r WHERE r.dataset = ? AND {run_layers.runs_disagree_sql()}"
-    return [rowid for (rowid,) in db.conn.execute(sql, (dataset,)).fetchall()]
 
 
 def save(

@@ -138,6 +138,7 @@ def keep_import(conn: Any, dataset: str) -> None:
             "JOIN records r ON r.rowid = j.record WHERE r.dataset = ? AND j.run IS NULL",
             (run_id, dataset),
         )
+        _forget_run_signals(conn, "SELECT rowid FROM records WHERE dataset = ?", (dataset,))
 
 
 def store_import(
@@ -166,6 +167,13 @@ def store_import(
         "WHERE record IN (SELECT value FROM json_each(?))",
         (run_id, dumps(labelled)),
     )
+    _forget_run_signals(conn, "SELECT value FROM json_each(?)", (dumps([*replaced, *labelled]),))
+
+
+def _forget_run_signals(conn: Any, records_sql: str, params: tuple) -> None:
+    """Drop the queue's run signals (store.run_signals) of records whose run labels were
+    just rewritten in bulk: a draw recomputes them."""
+    conn.execute(f"DELETE FROM record_run_signals WHERE record IN ({records_sql})", params)
 
 
 def after_import(db: sqlite_utils.Database, dataset: str) -> None:

@@ -28,6 +28,7 @@ from ragreview.store import (
     record_signals,
     records,
     run_layers,
+    run_signals,
 )
 
 from ..cli.agreement_helpers import quick
@@ -256,3 +257,68 @@ def test_the_dataset_is_read_in_slices_in_list_order(gen, monkeypatch) -> None:
         assert getattr(sliced, field).tolist() == getattr(whole, field).tolist()
     assert record_signals.ordered(db.conn, "gen").rowids.tolist() == listed(db, "gen")
     assert len(record_signals.ordered(db.conn, "nothing").rowids) == 0
+
+
+# -- the judge runs' signals (store/run_signals.py) ---------------------------------------
+
+
+def run_signals_stored(db, dataset: str) -> dict[int, tuple[float, float]]:
+    return {
+        rowid: struct.unpack("<dd", packed)
+        for rowid, packed in db.conn.execute(
+            "SELECT q.record, q.packed FROM record_run_signals q JOIN records r "
+            "ON r.rowid = q.record WHERE r.dataset = ?",
+            (dataset,),
+        )
+    }
+
+
+def check_runs(db, dataset: str, *, seed: int = 5) -> None:
+    """The stored run signals are what the run labels give now, and runs-disagree and
+    uncertainty (without log-probabilities) draw what the code before them drew."""
+    stored = run_signals_stored(db, dataset)
+    now = {r: (e, s) for r, e, s in run_signals.compute(db, list(stored))}
+    assert stored == now  # what is there is current
+    rowids = listed(db, dataset)
+    for strategy in ("runs-disagree", "uncertainty"):
+        old_scores = OLD_runs_scores(db, dataset, strategy, rowids)
+        assert queue_draws.scores(db, dataset, strategy, rowids) == old_scores
+        assert len(set(old_scores)) >= 2
+        weights = sampling.mixed_weights(old_scores, sampling.UNIFORM_SHARE)
+        tau, old = sampling.poisson_draw(weights, 15, seed)
+        new = queue_draws.draw(db, dataset, strategy, 15, seed)
+        assert [(m.record, m.key, m.inclusion) for m in new.members] == [
+            (rowids[i], k, p) for i, k, p in old
+        ]
+    assert run_signals_stored(db, dataset).keys() == set(rowids)  # (absent ones computed)
+
+
+def _judge(db, dataset: str, rowids: list[int], rng: random.Random) -> None:
+    """A judge run (no log-probabilities) through judge_store, on these records."""
+    run = judge_store.start_run(db, dataset, "m", None, "trace")
+    for rowid in rowids:
+        judge = records.get(db, rowid).judge
+        keys = list(judge.get("relevant", {})) or ["0a"]
+        layer = {
+            "supported": {t: rng.random() < 0.5 for t in judge.get("supported", {})},
+            "relevant": {k: True for k in keys[: rng.randint(0, len(keys))]},
+        }
+        judge_store.save_result(db, rowid, run, "trace", ("relevant", "supported"), layer)
+
+
+def test_run_signals_stay_current_through_runs_and_imports(gen) -> None:
+    db, rows, path = gen
+    rng = random.Random(12)
+    rowids = listed(db, "gen")
+    _judge(db, "gen", rowids[::2], rng)  # the import's labels become a run of their own
+    assert run_signals_stored(db, "gen").keys() == set(rowids[::2])
+    check_runs(db, "gen")
+    _judge(db, "gen", rowids[::3], rng)  # a third run over others: rewritten where it went
+    check_runs(db, "gen", seed=6)
+    run_layers.use(db, "gen", run_layers.import_run_id("gen"))  # no run label changes
+    check_runs(db, "gen", seed=7)
+    for row in rows[::5]:  # re-imported lines with other labels: the import run's change
+        row.update(make_row(0, rng) | {"id": row["id"]})
+    _write_rows(path, rows)
+    quick("import", str(path))
+    check_runs(db, "gen", seed=8)
