@@ -2,7 +2,7 @@
 each record's inclusion probability recorded (docs/estimate.md).
 
 A strategy scores every record of the dataset from signals that exist before any human
-looks (read by ``store.review_draws``); ``core.sampling`` turns the scores (mixed with a
+looks, kept per record (``store.record_signals``, ``store.run_signals``); ``core.sampling`` turns the scores (mixed with a
 uniform share, so every record can be drawn) into a Poisson draw of expected size n, in
 draw order, which ``store.review_draws.save`` records. Already reviewed records can be
 drawn too: the draw is of the whole dataset, or the estimate could not weight it.
@@ -34,6 +34,12 @@ def _impact(records: Ordered) -> list[float]:
     ).tolist()
 
 
+def _in_order(records: Ordered, got: list[float], rowids: list[int]) -> list[float]:
+    """Scores of ``records`` (in their order) in ``rowids`` order, 0 for any other."""
+    by_rowid = dict(zip(records.rowids.tolist(), got))
+    return [by_rowid.get(r, 0.0) for r in rowids]
+
+
 def scores(
     db: sqlite_utils.Database,
     dataset: str,
@@ -60,10 +66,7 @@ def scores(
             )
         else:
             got = records.mismatch.tolist()
-        if not read_here:
-            return got
-        by_rowid = dict(zip(records.rowids.tolist(), got))
-        return [by_rowid.get(r, 0.0) for r in rowids]
+        return _in_order(records, got, rowids) if read_here else got
     if strategy not in ("uncertainty", "runs-disagree"):
         raise RagreviewError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     if strategy == "uncertainty":
@@ -76,10 +79,7 @@ def scores(
         least = records.least_logprob.tolist()
         if any(lp == lp for lp in least):  # (NaN: no verdict of the record has one)
             got = [queue_signals.logprob_uncertainty((lp,) if lp == lp else ()) for lp in least]
-            if not read_here:
-                return got
-            by_rowid = dict(zip(records.rowids.tolist(), got))
-            return [by_rowid.get(r, 0.0) for r in rowids]
+            return _in_order(records, got, rowids) if read_here else got
     runs = stored.read_run_count(db, dataset)
     if strategy == "uncertainty":
         if runs >= 2:  # no log-probabilities: how much the runs' labels spread
