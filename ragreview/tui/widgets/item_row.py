@@ -11,6 +11,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events
+from textual.color import Color
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.widget import Widget
 
@@ -28,12 +30,8 @@ ENTAILMENT_LABELS = frozenset(
 )
 
 
-class ItemRow(Widget):
-    """One row: key, label marks, text. A RAGChecker claim's row also carries its
-    claim × chunk cells as a strip of marks (``c0:E c1:N …``) with a column cursor:
-    one widget per claim, not per cell (a 40 × 20 result would mount 1,600 rows)."""
-
-    COMPONENT_CLASSES = {
+ROW_PARTS = frozenset(
+    {
         "item-row--key",
         "item-row--judge",
         "item-row--human",
@@ -42,6 +40,55 @@ class ItemRow(Widget):
         "item-row--keys",
         "item-row--cell",
     }
+)
+
+
+class RowStyles:
+    """The Rich styles of the rows' parts (``ItemRow > .item-row--key`` …), resolved on
+    first use and shared by every row with the same classes.
+
+    Declared as Textual component classes they cost seven extra style applications per
+    row each time a row was styled (mounted, cursor moved, label changed): most of the
+    first screen's time with 44 rows (issue 27). A part's style depends only on the
+    row's classes (its background) under one parent, so the parent keeps one of these
+    and clears it when its own styles change (theme or CSS)."""
+
+    def __init__(self) -> None:
+        self._styles: dict[tuple[str, frozenset[str]], Style] = {}
+
+    def clear(self) -> None:
+        self._styles.clear()
+
+    def get(self, row: Widget, part: str) -> Style:
+        key = (part, frozenset(row.classes))
+        style = self._styles.get(key)
+        if style is None:
+            style = self._styles[key] = _resolve(row, part)
+        return style
+
+
+def _resolve(row: Widget, part: str) -> Style:
+    """What ``Widget.get_component_rich_style`` computes: a node with the part's class
+    under the row, styled by the app's stylesheet, blended over the row's background."""
+    assert part in ROW_PARTS, part
+    node = DOMNode(classes=part)
+    node._attach(row)
+    row.app.stylesheet.apply(node, animate=False)
+    styles = node.styles
+    style = node.rich_style
+    if styles.text_opacity < 1 and style.bgcolor is not None:
+        blended = Color.from_rich_color(style.bgcolor) + styles.color.multiply_alpha(
+            styles.text_opacity
+        )
+        style += Style.from_color(blended.rich_color)
+    return style
+
+
+class ItemRow(Widget):
+    """One row: key, label marks, text. A RAGChecker claim's row also carries its
+    claim × chunk cells as a strip of marks (``c0:E c1:N …``) with a column cursor:
+    one widget per claim, not per cell (a 40 × 20 result would mount 1,600 rows).
+    The parts' styles (``.item-row--key`` …) come from ``RowStyles``."""
 
     class Clicked(Message):
         def __init__(self, row: ItemRow, column: int | None = None) -> None:
@@ -50,9 +97,15 @@ class ItemRow(Widget):
             super().__init__()
 
     def __init__(
-        self, index: int, item: Item, marks: list[Mark], reasons: list[tuple[str, str]]
+        self,
+        index: int,
+        item: Item,
+        marks: list[Mark],
+        reasons: list[tuple[str, str]],
+        styles: RowStyles | None = None,
     ) -> None:
         super().__init__(classes=f"-{item.kind}")
+        self.styles_of_parts = styles or RowStyles()  # shared by the list's rows
         self.index = index
         self.item = item
         self.marks = marks
@@ -125,14 +178,17 @@ class ItemRow(Widget):
     def _all_marks(self) -> list[Mark]:
         return self.marks + [m for marks in self.cell_marks for m in marks]
 
+    def _part(self, part: str) -> Style:
+        return self.styles_of_parts.get(self, part)
+
     def _mark_style(self, mark: Mark) -> Style:
         if mark.disagrees:
-            return self.get_component_rich_style("item-row--override")
+            return self._part("item-row--override")
         if mark.human:
-            return self.get_component_rich_style("item-row--human")
+            return self._part("item-row--human")
         if mark.value in (False, None):
-            return self.get_component_rich_style("item-row--off")
-        return self.get_component_rich_style("item-row--judge")
+            return self._part("item-row--off")
+        return self._part("item-row--judge")
 
     def render(self) -> Table:
         # Two columns so wrapped sentence text hangs under itself, not under the marks.
@@ -140,7 +196,7 @@ class ItemRow(Widget):
         # ≠ the reviewer overrode the judge here; ≈ two judge runs differ here
         runs = any(m.runs_disagree for m in self._all_marks())
         head.append("≠" if self.has_class("-disagree") else "≈" if runs else " ")
-        head.append(f"{self.item.key:>3} ", self.get_component_rich_style("item-row--key"))
+        head.append(f"{self.item.key:>3} ", self._part("item-row--key"))
         keys: list[str] | None = None
         support: Mark | None = None
         for mark in self.marks:
@@ -151,7 +207,7 @@ class ItemRow(Widget):
             head.append(_glyph(mark), self._mark_style(mark))
             head.append(" ")
         body = literal(self.item.text)
-        muted = self.get_component_rich_style("item-row--keys")
+        muted = self._part("item-row--keys")
         if keys and support is not None:
             append(body, "  ← " + " ".join(keys), muted + self._mark_style(support))
         if self.item.extra:
@@ -174,7 +230,7 @@ class ItemRow(Widget):
     def _render_cells(self, body: Text, muted: Style) -> None:
         """The strip of cell marks, ``▸`` before the one under the cursor; below it, that
         cell's key, mark, chunk start and the judge's reason."""
-        here = self.get_component_rich_style("item-row--cell")
+        here = self._part("item-row--cell")
         body.append("\n")
         for c, (cell, marks) in enumerate(zip(self.cells, self.cell_marks, strict=True)):
             # (the cell's column rides on its style: a click on it reads it back)
@@ -192,7 +248,7 @@ class ItemRow(Widget):
             return
         cell, marks = self.cells[self.column], self.cell_marks[self.column]
         body.append("\n")
-        append(body, f"{cell.key} ", self.get_component_rich_style("item-row--key"))
+        append(body, f"{cell.key} ", self._part("item-row--key"))
         for mark in marks:
             body.append(_glyph(mark), self._mark_style(mark))
             body.append(" ")
