@@ -4,6 +4,8 @@ record is drawn, and no second-long read on the UI thread after it)."""
 
 from __future__ import annotations
 
+import gc
+
 from ragreview.tui.widgets.record_list import HEAD
 
 from ..cli.agreement_helpers import trace_record
@@ -47,3 +49,45 @@ async def test_a_filter_loaded_before_the_whole_list_keeps_its_own_rows(tmp_path
         records._took_rest(head_filter, records.ids.__class__("q", range(n)))
         assert list(records.ids) == list(mine)
         await pilot.pause()
+
+
+async def test_no_collection_before_the_first_screen_and_nothing_frozen_after_the_app(demo):
+    """Startup objects are frozen once the first screen is drawn, not collected (a full
+    collection cost 60-150 ms on a keypress); the collector is back on after it, and
+    everything frozen is collectable again once the app has closed."""
+    assert gc.isenabled()
+    app = make_app(demo)
+    seen: list[bool] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen.append(gc.isenabled())  # started: the first screen's refresh is still to come
+        await pilot.pause()
+        await pilot.pause()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+        await pilot.press("r")  # keys work with the collector on
+        await pilot.pause()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert seen == [False]
+
+
+async def test_a_key_that_changes_no_height_lays_nothing_out(demo):
+    """The status line is one line: its message alone never re-measures the screen (a
+    relayout re-measured every sentence row, twice per key)."""
+    app = make_app(demo, panel="compact")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        compositor = app.screen._compositor
+        reflows = 0
+        reflow = compositor.reflow
+
+        def counted(*args, **kwargs):
+            nonlocal reflows
+            reflows += 1
+            return reflow(*args, **kwargs)
+
+        compositor.reflow = counted  # type: ignore[method-assign]
+        await pilot.press("j")  # the cursor moves; the status line is cleared
+        await pilot.pause()
+        app.notify("a message on the one status line")
+        await pilot.pause()
+        assert reflows == 0
