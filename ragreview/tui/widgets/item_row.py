@@ -7,12 +7,15 @@ from markup strings.
 
 from __future__ import annotations
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.color import Color
 from textual.dom import DOMNode
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
@@ -116,6 +119,9 @@ class ItemRow(Widget):
         self.cell_marks: list[list[Mark]] = []
         self.cell_reasons: list[list[tuple[str, str]]] = []
         self.column: int | None = None  # the cell under the cursor; None: the claim
+        # the height for a width, until what the row shows changes (see get_content_height)
+        self._drawn = 0
+        self._height: tuple[tuple[int, int], int] | None = None
         self._set_state_classes()
 
     def add_cell(
@@ -126,6 +132,7 @@ class ItemRow(Widget):
         self.cell_indices.append(index)
         self.cell_marks.append(marks)
         self.cell_reasons.append(reasons)
+        self._drawn += 1
         self._set_state_classes()
         return len(self.cells) - 1
 
@@ -134,6 +141,7 @@ class ItemRow(Widget):
         relayout = column == self.column
         self.cell_marks[column] = marks
         self.cell_reasons[column] = reasons
+        self._drawn += 1
         self._set_state_classes()
         self.refresh(layout=relayout)
 
@@ -141,6 +149,7 @@ class ItemRow(Widget):
         """Put the column cursor on cell ``column`` (None: on the claim)."""
         if column != self.column:
             self.column = column
+            self._drawn += 1
             self.refresh(layout=True)  # the cell's line under the strip comes or goes
 
     def update_marks(self, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
@@ -151,10 +160,21 @@ class ItemRow(Widget):
         )
         self.marks = marks
         self.reasons = reasons
+        self._drawn += 1
         self._set_state_classes()
         # Only supporting keys, reasons and rules change the row's height; skip relayout
         # otherwise.
         self.refresh(layout=relayout)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Textual forgets a widget's measured height at every refresh, and refreshes each
+        new widget once more after its first layout: every row of a record was rendered
+        twice to be measured before the first screen (issue 27). The row's height
+        changes only with what it shows (counted in ``_drawn``) and its width."""
+        key = (width, self._drawn)
+        if self._height is None or self._height[0] != key:
+            self._height = (key, super().get_content_height(container, viewport, width))
+        return self._height[1]
 
     def _set_state_classes(self) -> None:
         by_name = {m.name: m for m in self.marks}
@@ -190,8 +210,8 @@ class ItemRow(Widget):
             return self._part("item-row--off")
         return self._part("item-row--judge")
 
-    def render(self) -> Table:
-        # Two columns so wrapped sentence text hangs under itself, not under the marks.
+    def render(self) -> Hanging:
+        # Wrapped sentence text hangs under itself, not under the marks.
         head = Text(no_wrap=True)
         # ≠ the reviewer overrode the judge here; ≈ two judge runs differ here
         runs = any(m.runs_disagree for m in self._all_marks())
@@ -221,11 +241,7 @@ class ItemRow(Widget):
             append(body, why, muted)
         if self.cells:
             self._render_cells(body, muted)
-        grid = Table.grid(expand=True)
-        grid.add_column(no_wrap=True, width=head.cell_len)
-        grid.add_column(ratio=1, overflow="fold")
-        grid.add_row(head, body)
-        return grid
+        return Hanging(head, body)
 
     def _render_cells(self, body: Text, muted: Style) -> None:
         """The strip of cell marks, ``▸`` before the one under the cursor; below it, that
@@ -263,6 +279,45 @@ class ItemRow(Widget):
     def on_click(self, event: events.Click) -> None:
         column = event.style.meta.get(CELL_META)
         self.post_message(self.Clicked(self, column if isinstance(column, int) else None))
+
+
+class Hanging:
+    """``head`` (one line) with ``body`` wrapped beside it, the body's later lines
+    under itself: what a two-column ``Table.grid`` drew, without the table's column
+    measuring, which rendered each row a dozen times over (issue 27: measuring a
+    record's rows was most of its first layout)."""
+
+    def __init__(self, head: Text, body: Text) -> None:
+        self.head = head
+        self.body = body
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = self.head.cell_len
+        room = max(1, options.max_width - indent)
+        body = self.body
+        lines = body.wrap(
+            console,
+            room,
+            justify=body.justify or "left",  # (left pads each line to the room, as a cell)
+            overflow=body.overflow or "fold",
+            tab_size=body.tab_size or console.tab_size or 8,
+            no_wrap=bool(body.no_wrap),
+        )
+        head = self.head.copy()
+        head.truncate(indent, overflow="crop", pad=True)
+        blank = Segment(" " * indent)
+        for i, line in enumerate(lines):
+            if i == 0:
+                yield from head.render(console)
+            else:
+                yield blank
+            yield from line.render(console)
+            yield Segment.line()
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        indent = self.head.cell_len
+        body = Measurement.get(console, options, self.body)
+        return Measurement(indent + body.minimum, indent + body.maximum)
 
 
 def _glyph(mark: Mark) -> str:
