@@ -9,7 +9,7 @@ import gc
 from ragreview.tui.widgets.record_list import HEAD
 
 from ..cli.agreement_helpers import trace_record
-from .conftest import make_app, opened, write_records
+from .conftest import make_app, opened, text_of, write_records
 
 
 async def test_whole_list_arrives_after_the_head_in_list_order(tmp_path) -> None:
@@ -91,3 +91,25 @@ async def test_a_key_that_changes_no_height_lays_nothing_out(demo):
         app.notify("a message on the one status line")
         await pilot.pause()
         assert reflows == 0
+
+
+async def test_a_label_key_redraws_the_record_s_list_line(demo):
+    """A label key redraws only its record's line of the list, from the DB: the ``≠``
+    of a disagreement comes and goes there."""
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        records = app.screen.records
+        line = records.index_of(app.screen.review.rowid)
+        assert line == 0
+
+        def shown() -> str:
+            return text_of(records).splitlines()[line]
+
+        assert "≠" not in shown()
+        await pilot.press("r")  # relevant 0a: the reviewer disagrees with the judge
+        await pilot.pause()
+        assert "≠" in shown()
+        await pilot.press("r")  # back to the judge's value
+        await pilot.pause()
+        assert "≠" not in shown()
