@@ -6,7 +6,9 @@ label and updated metrics (median / p99), and peak RSS with the DB open. Each fi
 is printed beside a baseline measured in the same run (a bare Textual app with one
 Static) so the numbers can be read on any machine.
 
-    PYTHONPATH=. python bench/tui_bench.py [--records 100000] [--db PATH] [--presses 300]
+    python bench/tui_bench.py [--records 100000] [--db PATH] [--presses 300]
+
+(the measured children import ragreview from this checkout)
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import asyncio
 import compileall
 import json
+import os
 import random
 import resource
 import statistics
@@ -250,6 +253,13 @@ def child_bare_keys(presses: int) -> dict:
     }
 
 
+def checkout_env() -> dict[str, str]:
+    """The children import ragreview from this checkout, not from wherever the
+    environment installed it (a script's own folder, bench/, is first on its path)."""
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), path) if p)}
+
+
 def run_child(*args: str) -> dict:
     out = subprocess.run(
         [sys.executable, str(Path(__file__)), "--child", *args],
@@ -257,6 +267,7 @@ def run_child(*args: str) -> dict:
         capture_output=True,
         text=True,
         cwd=ROOT,
+        env=checkout_env(),
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -296,6 +307,7 @@ def main() -> None:
             ],
             check=True,
             cwd=ROOT,
+            env=checkout_env(),
         )
     # An installed package has its bytecode compiled; a checkout run with
     # PYTHONDONTWRITEBYTECODE (CI, containers) would otherwise compile ragreview's ~100
