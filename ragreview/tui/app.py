@@ -19,7 +19,6 @@ from .model import Review
 from .screens.review import ReviewScreen
 
 CHECKPOINT_EVERY_S = 2.0
-FREEZE_AFTER_S = 1.0
 
 
 class RagreviewApp(App[None]):
@@ -39,6 +38,15 @@ class RagreviewApp(App[None]):
         super().__init__()
         self.review = Review(db, dataset, reviewer, blind=blind, session=session)
         self._db_path = ""
+        self._collecting = gc.isenabled()
+
+    def on_load(self) -> None:
+        # No cyclic collection until the first screen is drawn: startup builds styles,
+        # widgets and records that live as long as the app, and full collections that
+        # rescanned them cost 30-90 ms each, during startup and on the first keypresses
+        # (issue 27). `_startup_drawn` turns it back on.
+        self._collecting = gc.isenabled()
+        gc.disable()
 
     def on_mount(self) -> None:
         # Checkpoints move WAL pages into the 100k-record DB file and can take 100 ms;
@@ -47,15 +55,16 @@ class RagreviewApp(App[None]):
         if self._db_path:
             checkpoint_in_background(self.review.db)
             self.set_interval(CHECKPOINT_EVERY_S, self._checkpoint)
-        # a second after start, not right after the first refresh: the collection takes
-        # 0.15 s, which the first screen then waited for (issue 27)
-        self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
+        self.call_after_refresh(self._startup_drawn)
 
-    def _freeze_startup_objects(self) -> None:
-        # Modules, styles and widgets made at startup live as long as the app; a full
-        # collection that rescans them took ~60 ms and landed on random keypresses.
-        gc.collect()
+    def _startup_drawn(self) -> None:
+        # Freeze, not collect: what startup made (modules, styles, the first screen's
+        # widgets) moves out of the collector's generations, so no later collection
+        # rescans it; a collection here took 60-150 ms and landed on a keypress. The
+        # little cyclic garbage of startup stays until the app closes (on_unmount).
         gc.freeze()
+        if self._collecting:
+            gc.enable()
 
     def _checkpoint(self) -> None:
         self.run_worker(
@@ -65,6 +74,10 @@ class RagreviewApp(App[None]):
     def on_unmount(self) -> None:
         if self._db_path:  # leave the file compact for other tools
             checkpoint_now(self.review.db)
+        # what startup froze is collectable again (apps run one after another in tests)
+        gc.unfreeze()
+        if self._collecting:
+            gc.enable()
 
     def get_default_screen(self) -> Screen:
         return ReviewScreen(self.review)

@@ -50,7 +50,7 @@ class NumberReader:
                 record = metric_reads.record_values(db, rowid)
         else:
             reviewed = browse.reviewed_count(db, dataset)
-        block = estimates.estimate_block(db, dataset, self.settings, reviewed)
+        block = estimates.estimate_block(db, dataset, self.settings, reviewed, records=self.total())
         return Numbers(reviewed, self.total(), block, record, summary)
 
     def total(self) -> int:

@@ -4,10 +4,12 @@ record is drawn, and no second-long read on the UI thread after it)."""
 
 from __future__ import annotations
 
+import gc
+
 from ragreview.tui.widgets.record_list import HEAD
 
 from ..cli.agreement_helpers import trace_record
-from .conftest import make_app, opened, write_records
+from .conftest import make_app, opened, text_of, write_records
 
 
 async def test_whole_list_arrives_after_the_head_in_list_order(tmp_path) -> None:
@@ -47,3 +49,67 @@ async def test_a_filter_loaded_before_the_whole_list_keeps_its_own_rows(tmp_path
         records._took_rest(head_filter, records.ids.__class__("q", range(n)))
         assert list(records.ids) == list(mine)
         await pilot.pause()
+
+
+async def test_no_collection_before_the_first_screen_and_nothing_frozen_after_the_app(demo):
+    """Startup objects are frozen once the first screen is drawn, not collected (a full
+    collection cost 60-150 ms on a keypress); the collector is back on after it, and
+    everything frozen is collectable again once the app has closed."""
+    assert gc.isenabled()
+    app = make_app(demo)
+    seen: list[bool] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen.append(gc.isenabled())  # started: the first screen's refresh is still to come
+        await pilot.pause()
+        await pilot.pause()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+        await pilot.press("r")  # keys work with the collector on
+        await pilot.pause()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert seen == [False]
+
+
+async def test_a_key_that_changes_no_height_lays_nothing_out(demo):
+    """The status line is one line: its message alone never re-measures the screen (a
+    relayout re-measured every sentence row, twice per key)."""
+    app = make_app(demo, panel="compact")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        compositor = app.screen._compositor
+        reflows = 0
+        reflow = compositor.reflow
+
+        def counted(*args, **kwargs):
+            nonlocal reflows
+            reflows += 1
+            return reflow(*args, **kwargs)
+
+        compositor.reflow = counted  # type: ignore[method-assign]
+        await pilot.press("j")  # the cursor moves; the status line is cleared
+        await pilot.pause()
+        app.notify("a message on the one status line")
+        await pilot.pause()
+        assert reflows == 0
+
+
+async def test_a_label_key_redraws_the_record_s_list_line(demo):
+    """A label key redraws only its record's line of the list, from the DB: the ``≠``
+    of a disagreement comes and goes there."""
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        records = app.screen.records
+        line = records.index_of(app.screen.review.rowid)
+        assert line == 0
+
+        def shown() -> str:
+            return text_of(records).splitlines()[line]
+
+        assert "≠" not in shown()
+        await pilot.press("r")  # relevant 0a: the reviewer disagrees with the judge
+        await pilot.pause()
+        assert "≠" in shown()
+        await pilot.press("r")  # back to the judge's value
+        await pilot.pause()
+        assert "≠" not in shown()

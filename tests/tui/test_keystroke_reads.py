@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .conftest import human, make_app
+from textual.widgets import Input
+
+from ragreview.store import review_draws
+from ragreview.tui.widgets.metrics_panel import MetricsPanel
+
+from .conftest import human, make_app, opened, write_records
+from .test_review_queue import trace
 
 
 async def _statements_of_one_key(demo, key: str) -> list[str]:
@@ -45,3 +51,32 @@ async def test_a_label_key_redraws_reading_each_thing_once(demo):
     # (measured: 13 statements, one of them the record's guideline rules, where going
     # around the model took 17 without the rules)
     assert len(redraw) <= 13, "\n".join(redraw)
+
+
+async def test_a_label_key_under_a_review_draw_counts_no_records(tmp_path):
+    """The corrected estimate checks the draw's population against the dataset's record
+    count: the screen counted the records once when it opened, not on every key
+    (counting 300,000 records took 20-90 ms per key)."""
+    o = opened(write_records(tmp_path, [trace(i) for i in range(12)]))
+    app = make_app(o)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("8")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "impact 6 3"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert review_draws.latest(o.db, o.dataset) is not None
+        seen: list[str] = []
+        o.db.conn.set_trace_callback(seen.append)
+        try:
+            await pilot.press("space")  # reviewed: the estimate moves
+            await pilot.press("r")
+            await pilot.pause()
+        finally:
+            o.db.conn.set_trace_callback(None)
+        estimates = app.screen.query_one(MetricsPanel).values["estimate"]
+        assert estimates and "trace.relevance" in estimates
+    assert any("review_draw" in s for s in seen)  # the estimate was read from the draw
+    counts = [s for s in seen if "count(*) FROM records" in s and "status" not in s]
+    assert not counts, counts

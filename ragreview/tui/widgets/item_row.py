@@ -7,10 +7,15 @@ from markup strings.
 
 from __future__ import annotations
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual import events
+from textual.color import Color
+from textual.dom import DOMNode
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
@@ -28,12 +33,8 @@ ENTAILMENT_LABELS = frozenset(
 )
 
 
-class ItemRow(Widget):
-    """One row: key, label marks, text. A RAGChecker claim's row also carries its
-    claim × chunk cells as a strip of marks (``c0:E c1:N …``) with a column cursor:
-    one widget per claim, not per cell (a 40 × 20 result would mount 1,600 rows)."""
-
-    COMPONENT_CLASSES = {
+ROW_PARTS = frozenset(
+    {
         "item-row--key",
         "item-row--judge",
         "item-row--human",
@@ -42,6 +43,55 @@ class ItemRow(Widget):
         "item-row--keys",
         "item-row--cell",
     }
+)
+
+
+class RowStyles:
+    """The Rich styles of the rows' parts (``ItemRow > .item-row--key`` …), resolved on
+    first use and shared by every row with the same classes.
+
+    Declared as Textual component classes they cost seven extra style applications per
+    row each time a row was styled (mounted, cursor moved, label changed): most of the
+    first screen's time with 44 rows (issue 27). A part's style depends only on the
+    row's classes (its background) under one parent, so the parent keeps one of these
+    and clears it when its own styles change (theme or CSS)."""
+
+    def __init__(self) -> None:
+        self._styles: dict[tuple[str, frozenset[str]], Style] = {}
+
+    def clear(self) -> None:
+        self._styles.clear()
+
+    def get(self, row: Widget, part: str) -> Style:
+        key = (part, frozenset(row.classes))
+        style = self._styles.get(key)
+        if style is None:
+            style = self._styles[key] = _resolve(row, part)
+        return style
+
+
+def _resolve(row: Widget, part: str) -> Style:
+    """What ``Widget.get_component_rich_style`` computes: a node with the part's class
+    under the row, styled by the app's stylesheet, blended over the row's background."""
+    assert part in ROW_PARTS, part
+    node = DOMNode(classes=part)
+    node._attach(row)
+    row.app.stylesheet.apply(node, animate=False)
+    styles = node.styles
+    style = node.rich_style
+    if styles.text_opacity < 1 and style.bgcolor is not None:
+        blended = Color.from_rich_color(style.bgcolor) + styles.color.multiply_alpha(
+            styles.text_opacity
+        )
+        style += Style.from_color(blended.rich_color)
+    return style
+
+
+class ItemRow(Widget):
+    """One row: key, label marks, text. A RAGChecker claim's row also carries its
+    claim × chunk cells as a strip of marks (``c0:E c1:N …``) with a column cursor:
+    one widget per claim, not per cell (a 40 × 20 result would mount 1,600 rows).
+    The parts' styles (``.item-row--key`` …) come from ``RowStyles``."""
 
     class Clicked(Message):
         def __init__(self, row: ItemRow, column: int | None = None) -> None:
@@ -50,9 +100,15 @@ class ItemRow(Widget):
             super().__init__()
 
     def __init__(
-        self, index: int, item: Item, marks: list[Mark], reasons: list[tuple[str, str]]
+        self,
+        index: int,
+        item: Item,
+        marks: list[Mark],
+        reasons: list[tuple[str, str]],
+        styles: RowStyles | None = None,
     ) -> None:
         super().__init__(classes=f"-{item.kind}")
+        self.styles_of_parts = styles or RowStyles()  # shared by the list's rows
         self.index = index
         self.item = item
         self.marks = marks
@@ -63,6 +119,9 @@ class ItemRow(Widget):
         self.cell_marks: list[list[Mark]] = []
         self.cell_reasons: list[list[tuple[str, str]]] = []
         self.column: int | None = None  # the cell under the cursor; None: the claim
+        # the height for a width, until what the row shows changes (see get_content_height)
+        self._drawn = 0
+        self._height: tuple[tuple[int, int], int] | None = None
         self._set_state_classes()
 
     def add_cell(
@@ -73,6 +132,7 @@ class ItemRow(Widget):
         self.cell_indices.append(index)
         self.cell_marks.append(marks)
         self.cell_reasons.append(reasons)
+        self._drawn += 1
         self._set_state_classes()
         return len(self.cells) - 1
 
@@ -81,6 +141,7 @@ class ItemRow(Widget):
         relayout = column == self.column
         self.cell_marks[column] = marks
         self.cell_reasons[column] = reasons
+        self._drawn += 1
         self._set_state_classes()
         self.refresh(layout=relayout)
 
@@ -88,6 +149,7 @@ class ItemRow(Widget):
         """Put the column cursor on cell ``column`` (None: on the claim)."""
         if column != self.column:
             self.column = column
+            self._drawn += 1
             self.refresh(layout=True)  # the cell's line under the strip comes or goes
 
     def update_marks(self, marks: list[Mark], reasons: list[tuple[str, str]]) -> None:
@@ -98,10 +160,21 @@ class ItemRow(Widget):
         )
         self.marks = marks
         self.reasons = reasons
+        self._drawn += 1
         self._set_state_classes()
         # Only supporting keys, reasons and rules change the row's height; skip relayout
         # otherwise.
         self.refresh(layout=relayout)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Textual forgets a widget's measured height at every refresh, and refreshes each
+        new widget once more after its first layout: every row of a record was rendered
+        twice to be measured before the first screen (issue 27). The row's height
+        changes only with what it shows (counted in ``_drawn``) and its width."""
+        key = (width, self._drawn)
+        if self._height is None or self._height[0] != key:
+            self._height = (key, super().get_content_height(container, viewport, width))
+        return self._height[1]
 
     def _set_state_classes(self) -> None:
         by_name = {m.name: m for m in self.marks}
@@ -125,22 +198,25 @@ class ItemRow(Widget):
     def _all_marks(self) -> list[Mark]:
         return self.marks + [m for marks in self.cell_marks for m in marks]
 
+    def _part(self, part: str) -> Style:
+        return self.styles_of_parts.get(self, part)
+
     def _mark_style(self, mark: Mark) -> Style:
         if mark.disagrees:
-            return self.get_component_rich_style("item-row--override")
+            return self._part("item-row--override")
         if mark.human:
-            return self.get_component_rich_style("item-row--human")
+            return self._part("item-row--human")
         if mark.value in (False, None):
-            return self.get_component_rich_style("item-row--off")
-        return self.get_component_rich_style("item-row--judge")
+            return self._part("item-row--off")
+        return self._part("item-row--judge")
 
-    def render(self) -> Table:
-        # Two columns so wrapped sentence text hangs under itself, not under the marks.
+    def render(self) -> Hanging:
+        # Wrapped sentence text hangs under itself, not under the marks.
         head = Text(no_wrap=True)
         # ≠ the reviewer overrode the judge here; ≈ two judge runs differ here
         runs = any(m.runs_disagree for m in self._all_marks())
         head.append("≠" if self.has_class("-disagree") else "≈" if runs else " ")
-        head.append(f"{self.item.key:>3} ", self.get_component_rich_style("item-row--key"))
+        head.append(f"{self.item.key:>3} ", self._part("item-row--key"))
         keys: list[str] | None = None
         support: Mark | None = None
         for mark in self.marks:
@@ -151,7 +227,7 @@ class ItemRow(Widget):
             head.append(_glyph(mark), self._mark_style(mark))
             head.append(" ")
         body = literal(self.item.text)
-        muted = self.get_component_rich_style("item-row--keys")
+        muted = self._part("item-row--keys")
         if keys and support is not None:
             append(body, "  ← " + " ".join(keys), muted + self._mark_style(support))
         if self.item.extra:
@@ -165,16 +241,12 @@ class ItemRow(Widget):
             append(body, why, muted)
         if self.cells:
             self._render_cells(body, muted)
-        grid = Table.grid(expand=True)
-        grid.add_column(no_wrap=True, width=head.cell_len)
-        grid.add_column(ratio=1, overflow="fold")
-        grid.add_row(head, body)
-        return grid
+        return Hanging(head, body)
 
     def _render_cells(self, body: Text, muted: Style) -> None:
         """The strip of cell marks, ``▸`` before the one under the cursor; below it, that
         cell's key, mark, chunk start and the judge's reason."""
-        here = self.get_component_rich_style("item-row--cell")
+        here = self._part("item-row--cell")
         body.append("\n")
         for c, (cell, marks) in enumerate(zip(self.cells, self.cell_marks, strict=True)):
             # (the cell's column rides on its style: a click on it reads it back)
@@ -192,7 +264,7 @@ class ItemRow(Widget):
             return
         cell, marks = self.cells[self.column], self.cell_marks[self.column]
         body.append("\n")
-        append(body, f"{cell.key} ", self.get_component_rich_style("item-row--key"))
+        append(body, f"{cell.key} ", self._part("item-row--key"))
         for mark in marks:
             body.append(_glyph(mark), self._mark_style(mark))
             body.append(" ")
@@ -207,6 +279,45 @@ class ItemRow(Widget):
     def on_click(self, event: events.Click) -> None:
         column = event.style.meta.get(CELL_META)
         self.post_message(self.Clicked(self, column if isinstance(column, int) else None))
+
+
+class Hanging:
+    """``head`` (one line) with ``body`` wrapped beside it, the body's later lines
+    under itself: what a two-column ``Table.grid`` drew, without the table's column
+    measuring, which rendered each row a dozen times over (issue 27: measuring a
+    record's rows was most of its first layout)."""
+
+    def __init__(self, head: Text, body: Text) -> None:
+        self.head = head
+        self.body = body
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = self.head.cell_len
+        room = max(1, options.max_width - indent)
+        body = self.body
+        lines = body.wrap(
+            console,
+            room,
+            justify=body.justify or "left",  # (left pads each line to the room, as a cell)
+            overflow=body.overflow or "fold",
+            tab_size=body.tab_size or console.tab_size or 8,
+            no_wrap=bool(body.no_wrap),
+        )
+        head = self.head.copy()
+        head.truncate(indent, overflow="crop", pad=True)
+        blank = Segment(" " * indent)
+        for i, line in enumerate(lines):
+            if i == 0:
+                yield from head.render(console)
+            else:
+                yield blank
+            yield from line.render(console)
+            yield Segment.line()
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        indent = self.head.cell_len
+        body = Measurement.get(console, options, self.body)
+        return Measurement(indent + body.minimum, indent + body.maximum)
 
 
 def _glyph(mark: Mark) -> str:

@@ -18,10 +18,12 @@ class StatusLine(Static):
     def say(self, message: str, severity: str = "information") -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
         append(text, " ".join(message.split()), self.SEVERITY.get(severity, ""))
-        self.update(text)
+        # always one line (app.tcss): a relayout here re-measured the whole screen on
+        # every key, twice (cleared, then the key's message)
+        self.update(text, layout=False)
 
     def clear(self) -> None:
-        self.update("")
+        self.update("", layout=False)
 
 
 class KeyBar(Static):
@@ -36,4 +38,4 @@ class KeyBar(Static):
                 text.append("  ")
             text.append(key, "bold")
             text.append(f" {word}")
-        self.update(text)
+        self.update(text, layout=False)  # always one line (app.tcss)

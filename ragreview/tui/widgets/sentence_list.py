@@ -18,7 +18,7 @@ from ...core.record import Turn
 from ..items import CELL_OF, Item
 from ..model import Review
 from ..text import append, literal
-from .item_row import REASON_PREFIX, ItemRow
+from .item_row import REASON_PREFIX, ItemRow, RowStyles
 
 __all__ = ["ItemRow", "SentenceList"]
 
@@ -67,6 +67,12 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.show_reasons = True
         self.unfold_turns = False  # earlier conversation turns: one line each until `o`
         self.turns: list[TurnRow] = []
+        self.row_styles = RowStyles()  # the rows' part styles, shared by all rows
+
+    def notify_style_update(self) -> None:
+        # the theme or CSS changed (every node is restyled, this list before its rows)
+        super().notify_style_update()
+        self.row_styles.clear()
 
     def show(self, review: Review, cursor: int) -> None:
         """Replace the content with the open record, cursor on item ``cursor``."""
@@ -158,7 +164,7 @@ class SentenceList(VerticalScroll, can_focus=False):
                     block = Static(classes="section-reason")
                     self._section_reasons.append((block, item.kind))
                     widgets.append(block)
-            row = ItemRow(i, item, review.marks(item), self._reasons(review, item))
+            row = ItemRow(i, item, review.marks(item), self._reasons(review, item), self.row_styles)
             self.rows.append(row)
             self._place.append((row, None))
             widgets.append(row)
