@@ -113,3 +113,42 @@ async def test_a_label_key_redraws_the_record_s_list_line(demo):
         await pilot.press("r")  # back to the judge's value
         await pilot.pause()
         assert "≠" not in shown()
+
+
+async def test_a_metric_leaving_the_compact_panel_keeps_its_height_until_the_next_record(demo):
+    """The compact panel grows when a label moves a metric into it, and keeps that height
+    while the reviewer stays on the record: the metric going out again (an undo, the
+    same key again) lays nothing out, so the rows beside it do not jump (and the key's
+    p99 is not a relayout). The next record starts from its own height."""
+    from ragreview.tui.widgets.metrics_panel import MetricsBox, MetricsPanel
+
+    app = make_app(demo, panel="compact")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one(MetricsBox)
+        panel = app.screen.query_one(MetricsPanel)
+        assert box.outer_size.height == 3  # border, heading, the headline
+        await pilot.press("j", "j", "u")  # utilized 0c: utilization moves in
+        await pilot.pause()
+        assert box.outer_size.height == 4
+        compositor = app.screen._compositor
+        reflows = 0
+        reflow = compositor.reflow
+
+        def counted(*args, **kwargs):
+            nonlocal reflows
+            reflows += 1
+            return reflow(*args, **kwargs)
+
+        compositor.reflow = counted  # type: ignore[method-assign]
+        await pilot.press("u")  # back to the judge's value: utilization goes out again
+        await pilot.pause()
+        assert [line.split()[0] for line in text_of(panel).splitlines()[1:]] == ["adherence"]
+        assert box.outer_size.height == 4 and reflows == 0
+        await pilot.press("u")  # and in again: no relayout either
+        await pilot.pause()
+        assert reflows == 0 and "utilization" in text_of(panel)
+        compositor.reflow = reflow  # type: ignore[method-assign]
+        await pilot.press("n")  # the next record: the panel fits what it shows
+        await pilot.pause()
+        assert box.outer_size.height == 3

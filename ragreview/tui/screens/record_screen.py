@@ -118,6 +118,7 @@ class RecordScreen(ReviewJobs):
             self.notify(f"{holder} has this record open", severity="warning")
         self.review.open(rowid)
         self.verdict_cursor = None
+        self.query_one(MetricsPanel).new_record()
         self.records.blind = self.review.blind
         self.sentences.show(self.review, self.review.first_cursor() if cursor is None else cursor)
         self.records.show(rowid)

@@ -118,11 +118,21 @@ class MetricsPanel(Static):
         super().__init__(**kwargs)
         # section -> metric -> (judge, reviewed); judge None while blind
         self.values: dict[str, dict[str, tuple[float | None, float | None]]] = {}
-        self._rows = -1
         self.compact = True  # one line per family: its headline metric
         self._shown: tuple = ()  # the last show()'s arguments, to redraw in another mode
+        # The most lines shown since the record opened: the panel does not shrink under
+        # the reviewer's keys, so the sentence rows beside it stay where they are and a
+        # key does not relayout the screen (which re-measures every row: the p99 of a
+        # label key, when alternate keys moved a metric in and out of the compact panel).
+        self._tallest = 0
+
+    def new_record(self) -> None:
+        """Another record (or mode): the panel takes the height of what it shows again."""
+        self._tallest = 0
+        self.styles.min_height = None
 
     def redraw(self) -> None:
+        self.new_record()
         if self._shown:
             self.show(*self._shown)
 
@@ -237,10 +247,13 @@ class MetricsPanel(Static):
         for cells in [*body, *extra]:
             table.add_row(*cells)
         # Relayout (which re-measures every sentence row beside the panel) only when the
-        # panel's height can change; a label change normally only changes numbers.
-        lines = sum(c[0].plain.count("\n") + 1 for c in [*body, *extra])
-        self.update(table, layout=lines != self._rows)
-        self._rows = lines
+        # panel grows; fewer lines keep its height (``_tallest``) until the next record.
+        lines = sum(c[0].plain.count("\n") + 1 for c in [*body, *extra]) + 1  # + heading
+        grows = lines > self._tallest
+        if grows:
+            self._tallest = lines
+            self.styles.min_height = lines
+        self.update(table, layout=grows)
 
 
 # The number a family is judged by, shown alone in the compact panel (else its first
