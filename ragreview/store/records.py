@@ -15,7 +15,7 @@ import orjson
 from ..core.errors import InputWarning, RagreviewError
 from ..core.labels import Layer
 from ..core.record import Record, parse_record
-from . import compact
+from . import compact, source_blob
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -72,15 +72,19 @@ class StoredRecord:
     reviewed_by: str | None
     reviewed_at: str | None
     note: str | None
-    stored_source: str | None = field(repr=False)  # whole, or as ``compact`` keeps it
+    # compressed (store.source_blob), whole, or as an older import's ``compact`` kept it
+    stored_source: str | bytes | None = field(repr=False)
     source_refs: str | None = field(default=None, repr=False)  # see store.compact
 
     @cached_property
     def source(self) -> str | None:
         """The original source record's JSON text."""
-        if self.source_refs is None or self.stored_source is None:
-            return self.stored_source
-        return compact.rebuild(self.stored_source, self.source_refs, self.data)
+        stored = self.stored_source
+        if isinstance(stored, bytes):
+            return source_blob.unpack(stored)
+        if self.source_refs is None or stored is None:
+            return stored
+        return compact.rebuild(stored, self.source_refs, self.data)
 
     @cached_property
     def record(self) -> Record:
