@@ -188,7 +188,9 @@ def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str
     return out
 
 
-def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredRecord]:
+def _build(
+    rows: list[tuple], conn, lazy_judge: bool = False, sources: bool = False
+) -> list[StoredRecord]:
     rowids = [r[0] for r in rows]
     judge: Mapping[int, Layer | _JudgePage] = (
         dict.fromkeys(rowids, _JudgePage(conn, rowids))
@@ -214,6 +216,13 @@ def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredReco
                 refs,
             )
         )
+    if sources:  # the page's compressed sources, decompressed together
+        packed = [
+            (item, item.stored_source) for item in out if isinstance(item.stored_source, bytes)
+        ]
+        texts = source_blob.unpack_many([blob for _item, blob in packed])
+        for (item, _blob), text in zip(packed, texts, strict=True):
+            item.__dict__["source"] = text  # (where the cached property keeps its value)
     return out
 
 
@@ -252,10 +261,13 @@ def iterate(
     status: str | None = None,
     batch: int = 500,
     lazy_judge: bool = False,
+    sources: bool = False,
 ) -> Iterator[StoredRecord]:
     """Records in file order, loaded in batches so memory stays flat. With
     ``lazy_judge`` a page's judge layers are read only if one is asked for (an export
-    writes unreviewed records back from their source alone)."""
+    writes unreviewed records back from their source alone); with ``sources`` a
+    page's compressed sources are decompressed together, as it is read (an export
+    writes every one)."""
     where, params = [], []
     if dataset is not None:
         where.append("dataset = ?")
@@ -277,7 +289,7 @@ def iterate(
         ).fetchall()
         if not rows:
             return
-        yield from _build(rows, db.conn, lazy_judge)
+        yield from _build(rows, db.conn, lazy_judge, sources)
         end = rows[-1]
         last = (end[2], end[0]) if dataset is not None else (end[1], end[2], end[0])
 
