@@ -32,10 +32,13 @@ def connect(path: str | Path) -> sqlite3.Connection:
     failing.
 
     A new file gets 16 KiB pages (SQLite's default is 4 KiB): a record row holds its
-    canonical JSON and its source line (17 KB for a RAGBench row), which then spans two
-    pages instead of five, so an import writes (and checkpoints) fewer, fuller pages —
-    about a tenth off its time. It only applies before the first table is created;
-    an existing database keeps its page size.
+    canonical JSON and its source line (17 KB for a RAGBench row when measured; about 8
+    KB since the line is stored compressed), which then spans one or two pages instead
+    of three to five, so an import writes (and checkpoints) fewer, fuller pages — about
+    a tenth off its time. (A row of 8-16 KB fills a page alone: bench/dbsize_bench.py's
+    rows, 7.9 KB on average, put the DB at 1.14x the input, 0.92x with 4 KiB pages.)
+    It only applies before the first table is created; an existing database keeps its
+    page size.
     """
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     _functions(conn)
