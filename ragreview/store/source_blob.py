@@ -68,8 +68,9 @@ def unpack_many(blobs: list[bytes]) -> list[str]:
     beyond the floor's read and write)."""
     if len(blobs) < 2:
         return [unpack(blob) for blob in blobs]
-    found = _decompressor().multi_decompress_to_buffer(blobs, threads=2)
-    return [str(segment, "utf-8") for segment in found]
+    frames: list[bytes | bytearray | memoryview] = list(blobs)  # (the stubs' element type)
+    found = _decompressor().multi_decompress_to_buffer(frames, threads=2)
+    return [found[i].tobytes().decode() for i in range(len(found))]
 
 
 def unpack(blob: bytes) -> str:
