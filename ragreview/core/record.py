@@ -358,8 +358,8 @@ class ImportItem:
     # the source is the record's own JSON text, read under the id it gives itself: its
     # ``line_hash`` is stored, and a re-import skips that line unparsed while unchanged
     own_source: bool = False
-    # the parsed row ``source`` is the text of, where the adapter had one: the lists it
-    # shares with the canonical data are stored once (store.compact)
+    # the parsed row ``source`` is the text of, where the adapter had one (metrics that
+    # read the source row use it rather than parsing the text again)
     row: Any = field(default=None, compare=False, repr=False)
     # ``source`` as UTF-8 bytes where the reader had them (a line read from disk, a
     # parquet row's JSON text): hashed and compared as they are, not encoded again

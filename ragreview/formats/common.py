@@ -205,7 +205,7 @@ def line_drafts(
             rec_err = err if isinstance(err, RecordError) else unexpected(err)
             yield InputError(str(path), line_no, rec_err.field or None, rec_err.message)
             continue
-        if made.source is line:  # (the row, for storing its text once: store.compact)
+        if made.source is line:  # (the row and the bytes read: ImportItem.row, .raw)
             made.row, made.raw = obj, raw
         made.line = lines
         yield made

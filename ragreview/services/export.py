@@ -185,7 +185,7 @@ def _write(
     writer = formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
     writer_config = _writer_config(db, dataset, fmt, reviewed_only, config)
-    items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True)
+    items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True, sources=True)
     if reviewed_only and _traits(fmt).holds_everything:  # a gold set: who reviewed it, how
         from ..store.review_queries import with_gold_metadata
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import RagreviewError
-from . import metric_stats_writes
+from . import metric_stats_writes, source_blob
 from .migrations import MIGRATIONS
 
 if TYPE_CHECKING:  # sqlite_utils imports click: loaded when a DB is opened
@@ -32,12 +32,16 @@ def connect(path: str | Path) -> sqlite3.Connection:
     failing.
 
     A new file gets 16 KiB pages (SQLite's default is 4 KiB): a record row holds its
-    canonical JSON and its source line (17 KB for a RAGBench row), which then spans two
-    pages instead of five, so an import writes (and checkpoints) fewer, fuller pages —
-    about a tenth off its time. It only applies before the first table is created;
-    an existing database keeps its page size.
+    canonical JSON and its source line (17 KB for a RAGBench row when measured; about 8
+    KB since the line is stored compressed), which then spans one or two pages instead
+    of three to five, so an import writes (and checkpoints) fewer, fuller pages — about
+    a tenth off its time. (A row of 8-16 KB fills a page alone: bench/dbsize_bench.py's
+    rows, 7.9 KB on average, put the DB at 1.14x the input, 0.92x with 4 KiB pages.)
+    It only applies before the first table is created; an existing database keeps its
+    page size.
     """
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    _functions(conn)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     try:
         _check_ours(conn, path)  # before WAL is switched on: that would change the file
@@ -48,6 +52,12 @@ def connect(path: str | Path) -> sqlite3.Connection:
     _enable_wal(conn)
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def _functions(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """The SQL functions our queries use, on a new connection."""
+    conn.create_function(source_blob.SQL_FUNCTION, 1, source_blob.text, deterministic=True)
     return conn
 
 
@@ -146,6 +156,7 @@ def connect_read_only(path: str | Path) -> sqlite3.Connection:
         raise DatabaseProblem(f"{path}: no such database")
     if os.access(file, os.W_OK) and os.access(file.resolve().parent, os.W_OK):
         conn = sqlite3.connect(str(file), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        _functions(conn)
         conn.execute("PRAGMA query_only=ON")
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -160,6 +171,7 @@ def connect_read_only(path: str | Path) -> sqlite3.Connection:
         if getattr(err, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
             raise
         conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    _functions(conn)
     conn.execute("PRAGMA foreign_keys=ON")
     return conn
 
@@ -252,7 +264,7 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
     target = Path(path)
     _remove_abandoned_builds(target)
     temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{BUILD_SUFFIX}")
-    conn = sqlite3.connect(str(temp), check_same_thread=False)
+    conn = _functions(sqlite3.connect(str(temp), check_same_thread=False))
     try:
         conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode=MEMORY")  # rollback still works (errors, Ctrl-C)

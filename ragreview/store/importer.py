@@ -19,12 +19,12 @@ from ..core.labels import Layer
 from ..core.record import ImportItem, Record, Unchanged, line_hash, parse_record
 from . import (
     bulk,
-    compact,
     history,
     metric_import_writes,
     metric_writes,
     reviewer_layers,
     run_layers,
+    source_blob,
 )
 from . import settings as store_settings
 from .db import write
@@ -84,7 +84,7 @@ class Prepared(NamedTuple):
     metrics: metric_import_writes.Values  # its metric values as a new record (effective = judge)
     reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
     own_source: bool = False  # ImportItem.own_source: its line's hash is stored
-    stored_source: tuple[str, str] | None = None  # (source, refs) to store (store.compact)
+    stored_source: bytes | None = None  # the source compressed, to store (store.source_blob)
     # (content hash, line hash) where ``prepare`` computed them (``hashed``); ``source``
     # is then None when ``stored_source`` gives it back
     hashes: tuple[str, bytes | None] | None = None
@@ -94,7 +94,8 @@ class Prepared(NamedTuple):
 
 def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False) -> Prepared:
     """The DB-free part of storing ``item``, under the dataset's ``settings``; with
-    ``hashed``, its hashes too (else the storing process computes them)."""
+    ``hashed``, or where its source is packed, its hashes too (else the storing process
+    computes them)."""
     rec = item.record
     data = dumps(rec.data)
     # a family whose metrics read the source row (MT-RAG's: core.metrics.source_format)
@@ -106,14 +107,17 @@ def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False)
         seen = metrics.with_source(rec, item.row)
     values = metric_import_writes.new_record_values(seen, item.judge, item.source, settings)
     stored = None
-    # (metrics that read the stored source text itself need it kept whole)
-    if item.row is not None and item.source is not None and not reads_source:
-        stored = compact.compact(rec.data, item.row, item.source)
+    # (metrics that read the stored source text itself, in SQL, need it kept as text)
+    if item.source is not None and not reads_source:
+        stored = source_blob.pack(item.raw if item.raw is not None else item.source)
     source, hashes = item.source, None
-    if hashed:
+    if hashed or stored is not None:
+        # (hashed where the text is at hand: a packed source is not sent across whole
+        # for the storing process to hash, which cost more than the hash; _item
+        # unpacks it should the record need it)
         hashes = _hashes(data, item.source, item.raw, item.own_source)
         if stored is not None:
-            source = None  # (not sent across for nothing: _item rebuilds it)
+            source = None
     return Prepared(
         item.position,
         rec.id,
@@ -149,7 +153,7 @@ def _item(prepared: Prepared) -> ImportItem:
     record = parse_record({"id": prepared.id, **loads(prepared.data)})
     source = prepared.source
     if source is None and prepared.stored_source is not None:
-        source = compact.rebuild(*prepared.stored_source, record.data)
+        source = source_blob.unpack(prepared.stored_source)
     return ImportItem(
         prepared.position,
         record,
@@ -326,7 +330,8 @@ def _store_one(
     else:
         raw = item.raw if item is not None else None
         digest, source_hash = _hashes(prep.data, prep.source, raw, prep.own_source)
-    source, refs = prep.stored_source or (prep.source, None)
+    # (refs: only an older import's compacted line had them; a changed record's go)
+    source, refs = (prep.source if prep.stored_source is None else prep.stored_source), None
     found = known.records.get(prep.id)
     if found is None:
         rowid = known.next_rowid

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
     import sqlite_utils
 
 from ..core.errors import RagreviewError
-from . import compact
+from . import compact, source_blob
 from .db import connect_read_only, damaged_message, explain, is_storage_error
 from .records import loads
 
@@ -40,7 +40,7 @@ class SourceRecord:
     position: int
     task: str | None
     data: str
-    source: str | None
+    source: str | bytes | None  # as the records table stores it (store.source_blob)
     content_hash: str
     status: str
     reviewed_by: str | None
@@ -104,8 +104,10 @@ def _read_source(path: str) -> SourceReview:
             f"reviewed_by, reviewed_at, {refs_column} FROM records"
         ):
             rowid, dataset, rid, position, task, data, source, digest, status, by, at, refs = row
-            if refs is not None and source is not None:  # the merged DB stores it whole
-                source = compact.rebuild(source, refs, data)
+            if refs is not None and source is not None and type(source) is str:
+                # (an older import's compacted line: the merged DB stores it as a new
+                # import does; a compressed one goes across as it is)
+                source = source_blob.pack(compact.rebuild(source, refs, data))
             rec = SourceRecord(
                 dataset, rid, position, task, data, source, digest, status, by, at, []
             )

@@ -28,13 +28,18 @@ def _json_path(name: str) -> str:
 
 
 def field_sql(name: str) -> tuple[str, list[Any]]:
-    """The field's value as text: the stored record's, else the source row's (a compacted
-    or non-JSON source is skipped), else what the id says (turn, model)."""
+    """The field's value as text: the stored record's, else the source row's (an older
+    import's compacted source or a non-JSON one is skipped), else what the id says
+    (turn, model)."""
     parts: list[str] = []
     params: list[Any] = []
     for key in ALIASES.get(name, (name,)):
         parts.append("json_extract(r.data, ?)")
-        parts.append("CASE WHEN json_valid(r.source) THEN json_extract(r.source, ?) END")
+        # (ragreview_source: a compressed source as its text; store.source_blob)
+        parts.append(
+            "CASE WHEN json_valid(ragreview_source(r.source)) "
+            "THEN json_extract(ragreview_source(r.source), ?) END"
+        )
         params += [_json_path(key), _json_path(key)]
     if name in _FROM_ID:
         parts.append(_FROM_ID[name])

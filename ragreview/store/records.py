@@ -15,7 +15,7 @@ import orjson
 from ..core.errors import InputWarning, RagreviewError
 from ..core.labels import Layer
 from ..core.record import Record, parse_record
-from . import compact
+from . import compact, source_blob
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -72,15 +72,19 @@ class StoredRecord:
     reviewed_by: str | None
     reviewed_at: str | None
     note: str | None
-    stored_source: str | None = field(repr=False)  # whole, or as ``compact`` keeps it
+    # compressed (store.source_blob), whole, or as an older import's ``compact`` kept it
+    stored_source: str | bytes | None = field(repr=False)
     source_refs: str | None = field(default=None, repr=False)  # see store.compact
 
     @cached_property
     def source(self) -> str | None:
         """The original source record's JSON text."""
-        if self.source_refs is None or self.stored_source is None:
-            return self.stored_source
-        return compact.rebuild(self.stored_source, self.source_refs, self.data)
+        stored = self.stored_source
+        if isinstance(stored, bytes):
+            return source_blob.unpack(stored)
+        if self.source_refs is None or stored is None:
+            return stored
+        return compact.rebuild(stored, self.source_refs, self.data)
 
     @cached_property
     def record(self) -> Record:
@@ -184,7 +188,9 @@ def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str
     return out
 
 
-def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredRecord]:
+def _build(
+    rows: list[tuple], conn, lazy_judge: bool = False, sources: bool = False
+) -> list[StoredRecord]:
     rowids = [r[0] for r in rows]
     judge: Mapping[int, Layer | _JudgePage] = (
         dict.fromkeys(rowids, _JudgePage(conn, rowids))
@@ -210,6 +216,13 @@ def _build(rows: list[tuple], conn, lazy_judge: bool = False) -> list[StoredReco
                 refs,
             )
         )
+    if sources:  # the page's compressed sources, decompressed together
+        packed = [
+            (item, item.stored_source) for item in out if isinstance(item.stored_source, bytes)
+        ]
+        texts = source_blob.unpack_many([blob for _item, blob in packed])
+        for (item, _blob), text in zip(packed, texts, strict=True):
+            item.__dict__["source"] = text  # (where the cached property keeps its value)
     return out
 
 
@@ -248,10 +261,13 @@ def iterate(
     status: str | None = None,
     batch: int = 500,
     lazy_judge: bool = False,
+    sources: bool = False,
 ) -> Iterator[StoredRecord]:
     """Records in file order, loaded in batches so memory stays flat. With
     ``lazy_judge`` a page's judge layers are read only if one is asked for (an export
-    writes unreviewed records back from their source alone)."""
+    writes unreviewed records back from their source alone); with ``sources`` a
+    page's compressed sources are decompressed together, as it is read (an export
+    writes every one)."""
     where, params = [], []
     if dataset is not None:
         where.append("dataset = ?")
@@ -273,7 +289,7 @@ def iterate(
         ).fetchall()
         if not rows:
             return
-        yield from _build(rows, db.conn, lazy_judge)
+        yield from _build(rows, db.conn, lazy_judge, sources)
         end = rows[-1]
         last = (end[2], end[0]) if dataset is not None else (end[1], end[2], end[0])
 

@@ -1,0 +1,94 @@
+"""A record's source line stored as it was read, zstd-compressed (issue 27).
+
+``records.source`` holds either text (a source kept whole, or an older import's
+compacted line, see ``store.compact``) or a BLOB: the exact bytes of the line,
+compressed. The BLOB's type is what says which: a zstd frame is never JSON text.
+
+Compressing the line keeps every JSON style at the same cost (``json.dumps``' spaced
+separators and ``\\u`` escapes, pandas' ``\\/``: the line is kept as written, never
+rebuilt), makes ``export --as source`` a decompress-and-write of each line, and costs an
+import less than finding and cutting the texts the canonical data already holds did.
+A source whose metrics read its text in SQL (MT-RAG's) stays text.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a source is first packed or unpacked (start-up)
+    import zstandard
+
+# zstd's default level: on RAGBench lines it compressed as fast as levels 1 and -5
+# (about 200 MB/s on the bench machine) to a fifth of the line (synthetic text; real
+# text about a third), and decompressed fastest.
+LEVEL = 3
+
+# (one of each per process: creating them is most of the cost of a small line;
+# neither is shared between threads: ``pack`` runs in the importing thread or the
+# import worker, ``unpack`` in whichever thread reads records, so each gets its own)
+_compressors: dict[int, zstandard.ZstdCompressor] = {}
+_decompressors: dict[int, zstandard.ZstdDecompressor] = {}
+
+
+def _compressor() -> zstandard.ZstdCompressor:
+    key = threading.get_ident()
+    found = _compressors.get(key)
+    if found is None:
+        import zstandard
+
+        found = _compressors[key] = zstandard.ZstdCompressor(level=LEVEL)
+    return found
+
+
+def _decompressor() -> zstandard.ZstdDecompressor:
+    key = threading.get_ident()
+    found = _decompressors.get(key)
+    if found is None:
+        import zstandard
+
+        found = _decompressors[key] = zstandard.ZstdDecompressor()
+    return found
+
+
+def pack(line: str | bytes) -> bytes:
+    """The line (text, or the UTF-8 bytes as read) compressed."""
+    raw = line.encode() if isinstance(line, str) else line
+    return _compressor().compress(raw)
+
+
+def unpack_bytes(blob: bytes) -> bytes:
+    """The line's UTF-8 bytes back, exactly as ``pack`` was given them."""
+    return _decompressor().decompress(blob)
+
+
+def unpack_many(blobs: list[bytes]) -> list[str]:
+    """``unpack`` of each, in one call that decompresses on two threads outside the GIL
+    (an export's page of records: decompressing was most of what an export does
+    beyond the floor's read and write)."""
+    if len(blobs) < 2:
+        return [unpack(blob) for blob in blobs]
+    frames: list[bytes | bytearray | memoryview] = list(blobs)  # (the stubs' element type)
+    found = _decompressor().multi_decompress_to_buffer(frames, threads=2)
+    return [found[i].tobytes().decode() for i in range(len(found))]
+
+
+def unpack(blob: bytes) -> str:
+    """The line's text back, exactly."""
+    return unpack_bytes(blob).decode()
+
+
+SQL_FUNCTION = "ragreview_source"  # text(records.source) in SQL (store.record_filter)
+
+
+def text(stored: str | bytes | None) -> str | None:
+    """A stored ``records.source`` as text, whichever way it was stored (an older
+    import's compacted line comes back as its stored rest, which is no JSON:
+    ``store.compact`` rebuilds it from the data). Registered on every connection as
+    ``ragreview_source(source)`` so that SQL reads a compressed source's fields."""
+    if isinstance(stored, bytes):
+        try:
+            return unpack(stored)
+        except Exception:  # noqa: BLE001 (not ours: a BLOB some other tool wrote)
+            return None
+    return stored
