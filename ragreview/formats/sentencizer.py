@@ -50,6 +50,7 @@ SENTENCE_STARTERS = frozenset(
 # A CJK sentence ends after 。！？ (also the half-width ideographic stop and runs of
 # several terminators), taking trailing closing quotes and brackets with it.
 _CJK_END = re.compile(r"[。｡！？]+[”’」』）)】》〉〕\"'\]]*")
+_CJK_STOP = re.compile(r"[。｡！？]")  # (where none is, _CJK_END finds nothing)
 
 _BACKEND = {"name": ""}
 
@@ -277,18 +278,25 @@ def spans(text: str) -> list[tuple[int, int]]:
 def _spans(text: str) -> tuple[tuple[int, int], ...]:
     """Kept for texts seen lately: MT-RAG repeats a conversation's passages on each of
     its turns (one record each), and a passage is the longest text Punkt splits."""
+    pieces = punkt_spans(_tokenizer(), text)
+    # (an ASCII text has no CJK terminator; most others have none either)
+    if not text.isascii() and _CJK_STOP.search(text) is not None:
+        pieces = [piece for s, e in pieces for piece in _cjk_split(text, s, e)]
     out = []
-    for start, end in punkt_spans(_tokenizer(), text):
-        for s, e in _cjk_split(text, start, end):
+    for s, e in pieces:
+        if text[s].isspace() or text[e - 1].isspace():  # (most spans start and end on text)
             s, e = _trim(text, s, e)
-            if s < e:
-                out.append((s, e))
+            if s >= e:
+                continue
+        out.append((s, e))
     return tuple(out)
 
 
 def split(text: str) -> list[str]:
     """The sentences of ``text`` as exact substrings."""
-    return [text[s:e] for s, e in spans(text)]
+    if not text or text.isspace():
+        return []
+    return [text[s:e] for s, e in _spans(text)]
 
 
 @lru_cache(maxsize=1_024)
@@ -298,6 +306,13 @@ def keyed_document(doc_index: int, text: str) -> tuple[tuple[str, str], ...]:
     return tuple((doc_key(doc_index, i), s) for i, s in enumerate(split(text)))
 
 
+_RESPONSE_KEYS: list[str] = []  # response_key(i) at i, made once
+
+
 def keyed_response(text: str) -> tuple[tuple[str, str], ...]:
     """``((\"a\", sentence), (\"b\", sentence), …)`` for a response."""
-    return tuple((response_key(i), s) for i, s in enumerate(split(text)))
+    sentences = split(text)
+    keys = _RESPONSE_KEYS
+    while len(keys) < len(sentences):
+        keys.append(response_key(len(keys)))
+    return tuple(zip(keys, sentences))

@@ -450,3 +450,35 @@ def test_lean_punkt_loop_equals_span_tokenize_on_random_texts() -> None:
             parts.append(rng.choice(PUNKT_SEPARATORS))
         texts.append(rng.choice(["", " ", "\n"]) + "".join(parts))
     _assert_spans_equal_nltk(sentencizer._tokenizer(), texts)
+
+
+def _reference_spans(tokenizer: object, text: str) -> list[tuple[int, int]]:
+    """The splitting as first written: nltk's spans, each cut after CJK terminators,
+    then trimmed, whitespace-only pieces dropped."""
+    if not text or text.isspace():
+        return []
+    out = []
+    for start, end in tokenizer.span_tokenize(text):  # type: ignore[attr-defined]
+        for s, e in sentencizer._cjk_split(text, start, end):
+            s, e = sentencizer._trim(text, s, e)
+            if s < e:
+                out.append((s, e))
+    return out
+
+
+def test_spans_equal_the_first_written_splitting() -> None:
+    """``spans`` (CJK cuts only in texts that hold a CJK terminator, trimming only
+    where a span starts or ends on whitespace) against the splitting as first written,
+    on every fixture string (the shared RGB set is Chinese) and on random texts."""
+    tokenizer = sentencizer._tokenizer()
+    rng = random.Random(31)
+    cjk = ["东京", "天气很好", "。", "！", "？", "？！", "｡", "」", "』", "）", "”"]
+    texts = _fixture_texts() + [
+        "".join(rng.choice([*PUNKT_PIECES, *cjk]) + rng.choice(PUNKT_SEPARATORS) for _ in range(n))
+        for n in [rng.randint(0, 25) for _ in range(2_000)]
+    ]
+    assert [t for t in texts if sentencizer.spans(t) != _reference_spans(tokenizer, t)] == []
+    text = "Hi.  “Quoted.” 東京。Next！"
+    assert sentencizer.keyed_response(text) == tuple(
+        (sentencizer.response_key(i), s) for i, s in enumerate(sentencizer.split(text))
+    )
