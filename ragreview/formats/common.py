@@ -330,14 +330,14 @@ def keyed_document(doc_index: int, text: str) -> list[list[str]]:
     """``[[key, sentence], …]`` for one raw document, keys ``0a``, ``0b``, …"""
     from . import sentencizer  # lazy: nltk must not load with the formats
 
-    return [[k, s] for k, s in sentencizer.keyed_document(doc_index, text)]
+    return list(map(list, sentencizer.keyed_document(doc_index, text)))
 
 
 def keyed_response(text: str) -> list[list[str]]:
     """``[[key, sentence], …]`` for a raw response, keys ``a``, ``b``, …"""
     from . import sentencizer
 
-    return [[k, s] for k, s in sentencizer.keyed_response(text)]
+    return list(map(list, sentencizer.keyed_response(text)))
 
 
 # -- writing back ----------------------------------------------------------------------

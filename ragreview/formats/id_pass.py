@@ -20,16 +20,27 @@ import orjson
 from ..core.errors import InputError
 from .base import QUIET, ReadContext
 
+# A member of the object with a string, number or literal value ("turn": 1,): what may
+# come before the id with ``after_scalars``. Each one is a whole top-level member, so
+# the id found after them is the row's own.
+_SCALAR_MEMBER = (
+    r'[ \t]*"(?:[^"\\\n]|\\.)*"[ \t]*:[ \t]*'
+    r'(?:"(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)[ \t]*,'
+)
+
 
 def leading_ids(
-    path: Path, text: str | None, field: str, ctx: ReadContext = QUIET
+    path: Path, text: str | None, field: str, ctx: ReadContext = QUIET, after_scalars: bool = False
 ) -> Counter[str] | None:
     """Every line's ``field`` when it is the line's first key (as RAGBench and RGB files
-    write them), counted; None when any line does not start that way. Lets records
-    stream without holding the whole file's records in memory. (Counted from a file on
-    disk, they go to ``ctx.ids_counted``.)"""
+    write them) or, with ``after_scalars``, comes after members with plain values only
+    (MT-RAG's ``task_id`` after ``conversation_id``), counted; None when any line does
+    not start that way. Lets records stream without holding the whole file's records in
+    memory. (Counted from a file on disk, they go to ``ctx.ids_counted``.)"""
     pattern = (
-        r'[ \t]*\{[ \t]*"'
+        r"[ \t]*\{"
+        + (f"(?:{_SCALAR_MEMBER})*?" if after_scalars else "")
+        + r'[ \t]*"'
         + re.escape(field)
         + r'"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*"|-?\d+)[ \t]*[,}]'
     )

@@ -18,6 +18,7 @@ import orjson
 
 from ..core.errors import InputError
 from ..core.record import Unchanged
+from . import json_limits
 from .base import QUIET, KnownLines, ReadContext
 from .json_limits import TOO_DEEP, big_int, cut_deep, has_not_utf8, non_finite, not_utf8
 
@@ -229,10 +230,12 @@ def iter_lines_raw(
         if isinstance(decoded, (InputError, Unchanged)):
             yield number, "", decoded, None
             continue
-        try:
-            value = orjson.loads(raw)  # the common case, from the bytes
-        except orjson.JSONDecodeError:  # NaN, or an error to report: as from the text
-            value = _parse_line(path, number, decoded, nan)
+        value = json_limits.loads_nan_fields(raw) if nan else None  # (pandas' NaN cells)
+        if value is None:
+            try:
+                value = orjson.loads(raw)  # the common case, from the bytes
+            except orjson.JSONDecodeError:  # NaN, or an error to report: as from the text
+                value = _parse_line(path, number, decoded, nan)
         yield number, decoded, value, raw
 
 

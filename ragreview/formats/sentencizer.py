@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import os
 import re
+import string
 import sys
 import types
 from functools import lru_cache
@@ -49,6 +50,7 @@ SENTENCE_STARTERS = frozenset(
 # A CJK sentence ends after 。！？ (also the half-width ideographic stop and runs of
 # several terminators), taking trailing closing quotes and brackets with it.
 _CJK_END = re.compile(r"[。｡！？]+[”’」』）)】》〉〕\"'\]]*")
+_CJK_STOP = re.compile(r"[。｡！？]")  # (where none is, _CJK_END finds nothing)
 
 _BACKEND = {"name": ""}
 
@@ -166,6 +168,83 @@ def reset() -> None:
     keyed_document.cache_clear()
 
 
+_WHITESPACE = tuple(string.whitespace)  # what Punkt takes for the space before a word
+
+
+def _unwrapped(pattern: Any) -> Any:
+    """The compiled pattern behind nltk's ``redos.TimedPattern`` (newer nltk wraps every
+    regex to run it under a time limit, which costs half of each search); Punkt's two
+    patterns used here are fixed and linear. An older nltk's plain pattern as it is."""
+    return getattr(pattern, "_rx", pattern)
+
+
+def punkt_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
+    """``tokenizer.span_tokenize(text)`` (nltk's ``PunktSentenceTokenizer``, realigning
+    boundaries), its generators folded into one loop: the same candidate breaks,
+    contexts and decisions (``text_contains_sentbreak``, memoised) as
+    ``_match_potential_end_contexts``, ``_slices_from_text`` and
+    ``_realign_boundaries`` (nltk 3.9-3.10), in half the time (issue 27: Punkt was a
+    fifth of an MT-RAG import). tests/formats/test_sentencizer.py checks it against
+    ``span_tokenize`` on every fixture text and on random texts."""
+    lang = tokenizer._lang_vars
+    decide = tokenizer.text_contains_sentbreak
+    spaces = [c for c in _WHITESPACE if c in text]  # (most texts have one or two kinds)
+    slices: list[tuple[int, int]] = []  # _slices_from_text's
+    last_break = 0
+    # the candidate before: its match (None: none yet), its word's start and end
+    previous: Any = None
+    word_start = word_end = 0
+    for match in _unwrapped(lang.period_context_re()).finditer(text):
+        start = match.start()
+        # the word before this candidate starts after the last space since the previous
+        # word (_get_last_whitespace_index: none, or a space right at its end, and it
+        # goes on from the previous word's start)
+        space = max([text.rfind(c, word_end, start) for c in spaces]) if spaces else -1
+        word = space + 1 if space > word_end else word_start
+        if previous is not None and word_end <= word:  # (else the two overlap: skipped)
+            # the context: the word, the end character and what the lookahead matched
+            # (group 1, "after_tok"), which follow each other
+            if decide(text[word_start : previous.end(1)]):
+                slices.append((last_break, previous.end()))
+                next_token = previous.start(2)  # ("next_tok"; -1 when it did not match)
+                last_break = next_token if next_token >= 0 else previous.end()
+        previous, word_start, word_end = match, word, start
+    if previous is not None and decide(text[word_start : previous.end(1)]):
+        slices.append((last_break, previous.end()))
+        next_token = previous.start(2)
+        last_break = next_token if next_token >= 0 else previous.end()
+    slices.append((last_break, len(text.rstrip())))
+    return _realigned(text, slices, _unwrapped(lang.re_boundary_realignment))
+
+
+def _realigned(text: str, slices: list[tuple[int, int]], realign_re: Any) -> list[tuple[int, int]]:
+    """``_realign_boundaries``: closing punctuation after a break joins the sentence
+    before it. (Its pattern starts with a closing quote or bracket: a sentence that
+    starts with a letter or digit is not matched against it.)"""
+    out = []
+    realign = 0
+    for i in range(len(slices) - 1):
+        start, stop = slices[i]
+        start += realign
+        next_start, next_stop = slices[i + 1]
+        found = (
+            realign_re.match(text[next_start:next_stop])
+            if next_start < next_stop and not text[next_start].isalnum()
+            else None
+        )
+        if found:
+            out.append((start, next_start + len(found.group(0).rstrip())))
+            realign = found.end()
+        else:
+            realign = 0
+            if start < stop:  # (``if text[sentence1]``: the slices lie within the text)
+                out.append((start, stop))
+    start, stop = slices[-1]
+    if start + realign < stop:
+        out.append((start + realign, stop))
+    return out
+
+
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end and text[start].isspace():
         start += 1
@@ -199,18 +278,25 @@ def spans(text: str) -> list[tuple[int, int]]:
 def _spans(text: str) -> tuple[tuple[int, int], ...]:
     """Kept for texts seen lately: MT-RAG repeats a conversation's passages on each of
     its turns (one record each), and a passage is the longest text Punkt splits."""
+    pieces = punkt_spans(_tokenizer(), text)
+    # (an ASCII text has no CJK terminator; most others have none either)
+    if not text.isascii() and _CJK_STOP.search(text) is not None:
+        pieces = [piece for s, e in pieces for piece in _cjk_split(text, s, e)]
     out = []
-    for start, end in _tokenizer().span_tokenize(text):
-        for s, e in _cjk_split(text, start, end):
+    for s, e in pieces:
+        if text[s].isspace() or text[e - 1].isspace():  # (most spans start and end on text)
             s, e = _trim(text, s, e)
-            if s < e:
-                out.append((s, e))
+            if s >= e:
+                continue
+        out.append((s, e))
     return tuple(out)
 
 
 def split(text: str) -> list[str]:
     """The sentences of ``text`` as exact substrings."""
-    return [text[s:e] for s, e in spans(text)]
+    if not text or text.isspace():
+        return []
+    return [text[s:e] for s, e in _spans(text)]
 
 
 @lru_cache(maxsize=1_024)
@@ -220,6 +306,13 @@ def keyed_document(doc_index: int, text: str) -> tuple[tuple[str, str], ...]:
     return tuple((doc_key(doc_index, i), s) for i, s in enumerate(split(text)))
 
 
+_RESPONSE_KEYS: list[str] = []  # response_key(i) at i, made once
+
+
 def keyed_response(text: str) -> tuple[tuple[str, str], ...]:
     """``((\"a\", sentence), (\"b\", sentence), …)`` for a response."""
-    return tuple((response_key(i), s) for i, s in enumerate(split(text)))
+    sentences = split(text)
+    keys = _RESPONSE_KEYS
+    while len(keys) < len(sentences):
+        keys.append(response_key(len(keys)))
+    return tuple(zip(keys, sentences))

@@ -1,5 +1,6 @@
 """The import's progress bar moves while a file is parsed, not only once records are
-stored (MT-RAG files are parsed whole before the first record is yielded)."""
+stored (an MT-RAG file whose task_id follows a list is parsed whole before the first
+record is yielded: its ids are counted from the parsed rows)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def mtrag_file(path: Path, n: int) -> Path:
     rows = [json.loads(line) for line in MTRAG.read_text().splitlines()]
     with path.open("w") as fh:
         for i in range(n):
-            fh.write(json.dumps({**rows[i % len(rows)], "task_id": f"t{i}"}) + "\n")
+            row = rows[i % len(rows)]  # (input first: no id pass, see the docstring)
+            fh.write(json.dumps({"input": row["input"], **row, "task_id": f"t{i}"}) + "\n")
     return path
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 import string
 from collections import Counter
@@ -190,3 +191,78 @@ def test_token_recall_equals_the_reference(prediction: str, target: str) -> None
 def test_token_recall_equals_the_reference_on_every_fixture_pair() -> None:
     pairs = fixture_pairs()
     assert [p for p in pairs if token_recall(*p) != reference_token_recall(*p)] == []
+
+
+# ASCII texts take the byte-translate paths of the tokenizers and cleaners (issue 27):
+# every ASCII character (controls and \x1c-\x1f, which str.split takes for whitespace,
+# punctuation, "_"), and words with articles glued to punctuation or other characters.
+ASCII_TEXT = st.one_of(
+    st.text(alphabet=st.characters(max_codepoint=127), max_size=120),
+    st.lists(
+        st.sampled_from(
+            [
+                "the",
+                "The",
+                "a",
+                "an",
+                "An",
+                "theatre",
+                "_the",
+                "the_",
+                "a.",
+                "(an)",
+                "x\x1fa",
+                "\x1c",
+                "\x0b",
+                "\t",
+                "\r\n",
+                "don't",
+                "U.S.",
+                "1,000",
+                "•",
+                "’s",
+                "é",
+                "-",
+                "/",
+            ]
+        ),
+        max_size=40,
+    ).map(" ".join),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ASCII_TEXT, ASCII_TEXT)
+def test_ascii_texts_equal_the_references(prediction: str, target: str) -> None:
+    assert rouge_l(prediction, target) == reference_rouge_l(prediction, target)
+    assert extractiveness(prediction, target) == reference_extractiveness(prediction, target)
+    assert token_recall(prediction, target) == reference_token_recall(prediction, target)
+
+
+def test_a_text_of_more_distinct_tokens_than_characters_scores_alike(monkeypatch) -> None:
+    """Texts number their tokens as characters; one with more distinct tokens than
+    there are characters (only a hostile text) numbers them as ints: same LCS."""
+    from ragreview.core.metrics import rouge
+
+    a = "a b c b d a b e f g".split()
+    b = "b d c a b a g x".split()
+    expected = _dynamic_programme_lcs(a, b)
+    assert lcs_length(a, b) == expected
+    monkeypatch.setattr(rouge, "_CHARACTERS", 3)
+    assert type(rouge.numbered(a)[1]) is list
+    assert lcs_length(a, b) == expected
+    assert rouge_l(" ".join(a), " ".join(b)) == reference_rouge_l(" ".join(a), " ".join(b))
+
+
+def test_tokens_numbered_past_the_surrogates_match_exactly() -> None:
+    """A passage of 70,000 distinct tokens numbers some as surrogate code points and
+    beyond U+FFFF: still exact (against the LCS of the same tokens as ints)."""
+    from rapidfuzz.distance import LCSseq
+
+    a = [f"w{i}" for i in range(70_000)]
+    rng = random.Random(5)
+    b = [a[i] for i in sorted(rng.sample(range(54_000, 70_000), 300))] + ["zz", "w1"]
+    ids = {t: i for i, t in enumerate(a)}
+    expected = LCSseq.similarity(list(range(70_000)), [ids.get(t, -1) for t in b])
+    assert expected == 300
+    assert lcs_length(a, b) == expected

@@ -38,3 +38,43 @@ def test_lines_longer_than_a_block_and_split_across_blocks(tmp_path, monkeypatch
         path = tmp_path / "rows.jsonl"
         path.write_bytes(content.encode())
         assert leading_ids(path, None, "id") == expected, content
+
+
+AFTER_SCALARS = [
+    # MT-RAG's rows: task_id after conversation_id (json.dumps, compact, pandas' \/)
+    ('{"conversation_id": "c1", "task_id": "c1::1", "x": []}\n', Counter({"c1::1": 1})),
+    (
+        '{"conversation_id":"c\\/1","turn":2,"ok":true,"n":null,"f":-1.5e3,"task_id":"t"}',
+        Counter({"t": 1}),
+    ),
+    ('{"a": "x, \\"task_id\\": \\"no\\"", "task_id": "yes"}\n', Counter({"yes": 1})),
+    ('{"a":"1","task_id":"t"}\n{"task_id":"t"}\n{"task_id":7,"b":1}\n', Counter({"t": 2, "7": 1})),
+    # a task_id after a list, an object or NaN: no id pass (the records are held)
+    ('{"contexts": [], "task_id": "t"}\n', None),
+    ('{"m": {"task_id": "inner"}, "task_id": "t"}\n', None),
+    ('{"v": NaN, "task_id": "t"}\n', None),
+    ('{"conversation_id": "c1"}\n', None),  # no task_id at all
+]
+
+
+@pytest.mark.parametrize(("content", "expected"), AFTER_SCALARS)
+def test_an_id_after_members_with_plain_values(tmp_path, content, expected) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(content.encode())
+    assert leading_ids(path, None, "task_id", after_scalars=True) == expected
+    assert leading_ids(path, content, "task_id", after_scalars=True) == expected
+    assert leading_ids(path, None, "task_id") == (expected if content[2:9] == "task_id" else None)
+
+
+def test_mtrag_rows_stream_with_their_task_ids(tmp_path) -> None:
+    """An MT-RAG file of IBM's sample rows is read as a stream: the id pass counts every
+    task_id (so no record waits for the last line), and the ids are the same."""
+    from pathlib import Path
+
+    from ragreview.formats import mtrag
+
+    sample = Path(__file__).resolve().parents[2] / "fixtures" / "mtrag" / "responses-10.jsonl"
+    ids = leading_ids(sample, None, "task_id", after_scalars=True)
+    assert ids is not None and sum(ids.values()) == 10
+    items = list(mtrag.read(sample))
+    assert Counter(item.record.id for item in items) == ids

@@ -322,3 +322,163 @@ def test_punkt_tab_under_nltk_data_is_found_without_nltk_loaded(tmp_path) -> Non
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["punkt_tab", ["Zz. Dr.", "Who came."]]
+
+
+def _fixture_texts() -> list[str]:
+    """Every text of the fixture files that ragreview sentencizes (and more): each JSON
+    string of at least two characters in every fixture file, ours and the shared ones."""
+    from tests.core.test_rouge_reference import FIXTURE_DIRS, SHARED
+
+    texts: set[str] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, str) and len(value) > 1:
+            texts.add(value)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    shared = sorted(SHARED.iterdir()) if SHARED.is_dir() else []
+    folders = [*FIXTURE_DIRS, *shared]
+    for folder in folders:
+        for path in sorted(folder.glob("*.json*")) if folder.is_dir() else []:
+            content = path.read_text(encoding="utf-8")
+            try:
+                walk(json.loads(content))
+            except json.JSONDecodeError:  # JSON Lines
+                for line in content.splitlines():
+                    if line.strip():
+                        walk(json.loads(line))
+    return sorted(texts)
+
+
+def _assert_spans_equal_nltk(tokenizer: object, texts: list[str]) -> None:
+    misses = [
+        t
+        for t in texts
+        if sentencizer.punkt_spans(tokenizer, t)
+        != list(
+            tokenizer.span_tokenize(t)  # type: ignore[attr-defined]
+        )
+    ]
+    assert misses == []
+
+
+def test_lean_punkt_loop_equals_span_tokenize_on_every_fixture_text() -> None:
+    """``punkt_spans`` (nltk's span_tokenize folded into one loop, issue 27) gives
+    exactly nltk's spans on every string of every fixture file, with the bundled
+    parameters and with a punkt_tab-like model (abbreviations, collocations, sentence
+    starters and orthographic contexts, which the bundled parameters lack)."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    texts = _fixture_texts()
+    assert len(texts) > 3_000  # (the shared fixtures: more than 9,000)
+    _assert_spans_equal_nltk(sentencizer._tokenizer(), texts)
+    params = PunktParameters()
+    params.abbrev_types = {"dr", "e.g", "no", "fig", "u.s", "st"}
+    params.collocations = {("##number##", "october"), ("st", "louis")}
+    params.sent_starters = {"the", "however", "in"}
+    for typ, context in (("the", 0b1000110), ("however", 0b0000010), ("cardinals", 0b0100)):
+        params.ortho_context[typ] = context
+    _assert_spans_equal_nltk(PunktSentenceTokenizer(params), texts)
+
+
+PUNKT_PIECES = [
+    "Dr.",
+    "Smith",
+    "the",
+    "U.S.",
+    "e.g.",
+    "etc.",
+    "No.",
+    "5.",
+    "3.14",
+    "J.",
+    "said",
+    "The",
+    "He",
+    "end.",
+    "Why?",
+    "Yes!",
+    "Wow!!!",
+    "...",
+    "..",
+    "--",
+    "-",
+    "(a)",
+    "(Sent.)",
+    ")",
+    '"',
+    "'",
+    "]",
+    "}",
+    "\u201d",
+    "\u2019",
+    "\u00bb",
+    "\u201cQuoted.\u201d",
+    '"done."',
+    "x.",
+    "A.",
+    "a.",
+    "?",
+    "!",
+    ".",
+    ",",
+    ";",
+    ":",
+    "1.",
+    "Oct.",
+    "October",
+    "well.)",
+]
+PUNKT_SEPARATORS = [" ", " ", " ", "  ", "\n", "\n\n", "\t", "", "\r\n", "\x0b", "\x0c", "\u3000"]
+
+
+def test_lean_punkt_loop_equals_span_tokenize_on_random_texts() -> None:
+    """The same on random texts made of the pieces Punkt decides on: abbreviations,
+    initials, numbers, ellipses, closing quotes and brackets (the realignment),
+    several kinds of whitespace (the word before a candidate), texts ending in space."""
+    rng = random.Random(2027)
+    texts = []
+    for _ in range(3_000):
+        parts = []
+        for _ in range(rng.randint(0, 30)):
+            parts.append(rng.choice(PUNKT_PIECES))
+            parts.append(rng.choice(PUNKT_SEPARATORS))
+        texts.append(rng.choice(["", " ", "\n"]) + "".join(parts))
+    _assert_spans_equal_nltk(sentencizer._tokenizer(), texts)
+
+
+def _reference_spans(tokenizer: object, text: str) -> list[tuple[int, int]]:
+    """The splitting as first written: nltk's spans, each cut after CJK terminators,
+    then trimmed, whitespace-only pieces dropped."""
+    if not text or text.isspace():
+        return []
+    out = []
+    for start, end in tokenizer.span_tokenize(text):  # type: ignore[attr-defined]
+        for s, e in sentencizer._cjk_split(text, start, end):
+            s, e = sentencizer._trim(text, s, e)
+            if s < e:
+                out.append((s, e))
+    return out
+
+
+def test_spans_equal_the_first_written_splitting() -> None:
+    """``spans`` (CJK cuts only in texts that hold a CJK terminator, trimming only
+    where a span starts or ends on whitespace) against the splitting as first written,
+    on every fixture string (the shared RGB set is Chinese) and on random texts."""
+    tokenizer = sentencizer._tokenizer()
+    rng = random.Random(31)
+    cjk = ["东京", "天气很好", "。", "！", "？", "？！", "｡", "」", "』", "）", "”"]
+    texts = _fixture_texts() + [
+        "".join(rng.choice([*PUNKT_PIECES, *cjk]) + rng.choice(PUNKT_SEPARATORS) for _ in range(n))
+        for n in [rng.randint(0, 25) for _ in range(2_000)]
+    ]
+    assert [t for t in texts if sentencizer.spans(t) != _reference_spans(tokenizer, t)] == []
+    text = "Hi.  “Quoted.” 東京。Next！"
+    assert sentencizer.keyed_response(text) == tuple(
+        (sentencizer.response_key(i), s) for i, s in enumerate(sentencizer.split(text))
+    )

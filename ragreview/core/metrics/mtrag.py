@@ -32,13 +32,19 @@ from ..labels import Layer
 from ..record import Record
 from .common import Values, source_record
 from .ragas import faithfulness
-from .rouge import numbered, rouge_l, rouge_l_numbered, tokenize
+from .rouge import Numbered, numbered, rouge_l, rouge_l_numbered, tokenize
 
 LABELS = ("idk", "underspecified", "answerability", "rb_llm_rating")
 NO_ANSWER = ("UNANSWERABLE", "CONVERSATIONAL")
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_PUNCTUATION_BYTES = string.punctuation.encode()
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
+_ARTICLE_WORDS = frozenset(("a", "an", "the"))
 _NON_WORD = re.compile(r"[^\w\s]")
+# ``_clean`` of an ASCII text on its bytes: the ASCII characters ``_NON_WORD`` removes
+# (found by the regex itself), and the newline to a space
+_NON_WORD_BYTES = bytes(c for c in range(128) if _NON_WORD.match(chr(c)))
+_NEWLINE_TO_SPACE = bytes.maketrans(b"\n", b" ")
 
 
 def normalize_text(text: str) -> str:
@@ -46,26 +52,65 @@ def normalize_text(text: str) -> str:
     return " ".join(_normalized_words(text))
 
 
+def _words(text: str) -> list[str]:
+    """The text lower-cased and split, its ASCII punctuation deleted."""
+    if text.isascii():  # (the same deletion by one C translate of the bytes)
+        return text.lower().encode().translate(None, _PUNCTUATION_BYTES).decode().split()
+    return text.lower().translate(_NO_PUNCTUATION).split()
+
+
+def _plain(words: list[str]) -> bool:
+    """Whether every word is made of word characters only (``isalnum``: re's ``\\w``,
+    the underscore being punctuation). Whitespace is no word character, so the article
+    regex's matches and word boundaries lie within single words, and in such a word a
+    ``\\b``-bounded "a", "an" or "the" can only be the whole word: the articles can be
+    dropped as words (the regex over the text was half the time)."""
+    return not words or "".join(words).isalnum()
+
+
 def _normalized_words(text: str) -> list[str]:
     """``normalize_text(text).split()``, without joining the words only to split them."""
-    return _ARTICLES.sub(" ", text.lower().translate(_NO_PUNCTUATION)).split()
+    words = _words(text)
+    if _plain(words):
+        return [w for w in words if w not in _ARTICLE_WORDS]
+    out: list[str] = []  # a word with other characters ("•", "’s"): the regex, on it alone
+    for word in words:
+        if word.isalnum():
+            if word not in _ARTICLE_WORDS:
+                out.append(word)
+        else:
+            out.extend(_ARTICLES.sub(" ", word).split())
+    return out
+
+
+def _word_counts(text: str) -> Counter[str]:
+    """``Counter(normalize_text(text).split())``: the articles dropped from the counts
+    rather than from the words, where ``_plain`` allows."""
+    words = _words(text)
+    if not _plain(words):
+        return Counter(_normalized_words(text))
+    counts = Counter(words)
+    for article in _ARTICLE_WORDS:
+        dict.pop(counts, article, None)
+    return counts
 
 
 def token_recall(prediction: str, target: str) -> float:
-    prediction_tokens = _normalized_words(prediction)
-    target_tokens = _normalized_words(target)
-    counts = Counter(prediction_tokens)
+    counts = _word_counts(prediction)
+    target_counts = _word_counts(target)
     # sum((Counter(prediction) & Counter(target)).values()), without building the
     # intersection: for each target word, the smaller of its two counts
-    common = sum(min(n, counts[w]) for w, n in Counter(target_tokens).items() if w in counts)
+    common = sum(min(n, counts[w]) for w, n in target_counts.items() if w in counts)
     if common == 0:
         return 0.0
-    return common / len(target_tokens)
+    return common / target_counts.total()  # (the number of target words)
 
 
 def _clean(text: str) -> str:
     """``clean_html(strip_newline_words(text))``: after removing every non-word
     character no markup or entity is left, so the HTML step changes nothing."""
+    if text.isascii():  # (the same by one C translate of the bytes)
+        return text.encode().translate(_NEWLINE_TO_SPACE, _NON_WORD_BYTES).lower().decode()
     return _NON_WORD.sub("", text.replace("\n", " ")).lower()
 
 
@@ -94,7 +139,7 @@ def max_extractiveness(prediction: str, passages: list[str]) -> float:
 
 
 @lru_cache(maxsize=1_024)
-def _cleaned_passage(passage: str) -> tuple[str, tuple[dict[str, int], list[int]]]:
+def _cleaned_passage(passage: str) -> tuple[str, Numbered]:
     """A passage cleaned with spaces removed, and its ROUGE-L tokens numbered (both
     read only: they are shared)."""
     target = _clean(passage)
