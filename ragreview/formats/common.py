@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -280,25 +281,52 @@ def write_lines(
     fix: Callable[[dict[str, Any], ExportRecord], None],
 ) -> int:
     """Write JSON Lines sources back: an unchanged record is its original line, byte for
-    byte; a corrected one is its source row after ``fix(row, item)`` patched it."""
+    byte; a corrected one is its source row after ``fix(row, item)`` patched it.
+
+    Lines go out as UTF-8 bytes: a stored record's line is kept as bytes
+    (``source_bytes``), and decoding it only for the text file to encode it again was a
+    fifth of an ``export --as source`` (issue 27)."""
+    write = _byte_writer(out)
     count = 0
-    lines: list[str] = []
+    lines: list[bytes] = []
     for item in items:
-        if item.source is None:
+        raw = _source_bytes(item)
+        if raw is None:
             raise InputError(item.record.id, None, "source", f"record has no {what} source")
         if not item.human or not changed(item.judge, item.human):
-            lines.append(item.source.rstrip("\n"))
+            lines.append(raw.rstrip(b"\n"))
         else:
-            row = loads_source(item.source)
+            source = raw.decode()
+            row = loads_source(source)
             fix(row, item)
-            lines.append(dumps_source(row, compact=is_compact(item.source)))
+            lines.append(dumps_source(row, compact=is_compact(source)).encode())
         count += 1
         if len(lines) == LINES_PER_WRITE:
-            out.write("\n".join(lines) + "\n")
+            write(b"\n".join(lines) + b"\n")
             lines.clear()
     if lines:
-        out.write("\n".join(lines) + "\n")
+        write(b"\n".join(lines) + b"\n")
     return count
+
+
+def _source_bytes(item: ExportRecord) -> bytes | None:
+    raw = getattr(item, "source_bytes", None)  # (a stored record has them as read)
+    if raw is not None:
+        return raw
+    return None if item.source is None else item.source.encode()
+
+
+def _byte_writer(out: TextIO) -> Callable[[bytes], Any]:
+    """Write UTF-8 bytes to ``out``: straight to its binary buffer when it is a UTF-8
+    text file on a system whose line separator is "\\n" (the export's own file is
+    opened with ``newline=""``, ``output_file.replacing_text``; standard output writes
+    "\\n" as it is there), else as text."""
+    buffer = getattr(out, "buffer", None)
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("_", "-")
+    if buffer is not None and encoding in ("utf-8", "utf8") and os.linesep == "\n":
+        out.flush()  # (anything written as text before goes first)
+        return buffer.write
+    return lambda data: out.write(data.decode())
 
 
 def expect(obj: Mapping[str, Any], name: str, types: type | tuple, optional: bool = False) -> Any:

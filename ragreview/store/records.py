@@ -81,10 +81,19 @@ class StoredRecord:
         """The original source record's JSON text."""
         stored = self.stored_source
         if isinstance(stored, bytes):
-            return source_blob.unpack(stored)
+            return self.source_bytes.decode()  # type: ignore[union-attr]
         if self.source_refs is None or stored is None:
             return stored
         return compact.rebuild(stored, self.source_refs, self.data)
+
+    @cached_property
+    def source_bytes(self) -> bytes | None:
+        """The source line's UTF-8 bytes, exactly as read (an export writes them)."""
+        stored = self.stored_source
+        if isinstance(stored, bytes):
+            return source_blob.unpack_bytes(stored)
+        text = self.source
+        return None if text is None else text.encode()
 
     @cached_property
     def record(self) -> Record:
@@ -220,9 +229,9 @@ def _build(
         packed = [
             (item, item.stored_source) for item in out if isinstance(item.stored_source, bytes)
         ]
-        texts = source_blob.unpack_many([blob for _item, blob in packed])
-        for (item, _blob), text in zip(packed, texts, strict=True):
-            item.__dict__["source"] = text  # (where the cached property keeps its value)
+        lines = source_blob.unpack_many([blob for _item, blob in packed])
+        for (item, _blob), line in zip(packed, lines, strict=True):
+            item.__dict__["source_bytes"] = line  # (where the cached property keeps it)
     return out
 
 

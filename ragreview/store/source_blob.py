@@ -62,15 +62,16 @@ def unpack_bytes(blob: bytes) -> bytes:
     return _decompressor().decompress(blob)
 
 
-def unpack_many(blobs: list[bytes]) -> list[str]:
-    """``unpack`` of each, in one call that decompresses on two threads outside the GIL
-    (an export's page of records: decompressing was most of what an export does
-    beyond the floor's read and write)."""
+def unpack_many(blobs: list[bytes]) -> list[bytes]:
+    """``unpack_bytes`` of each, in one call that decompresses on two threads outside the
+    GIL (an export's page of records: decompressing was most of what an export does
+    beyond the floor's read and write). Bytes, not text: an export writes them as they
+    are, and decoding them only to encode them again cost it a fifth of its time."""
     if len(blobs) < 2:
-        return [unpack(blob) for blob in blobs]
+        return [unpack_bytes(blob) for blob in blobs]
     frames: list[bytes | bytearray | memoryview] = list(blobs)  # (the stubs' element type)
     found = _decompressor().multi_decompress_to_buffer(frames, threads=2)
-    return [found[i].tobytes().decode() for i in range(len(found))]
+    return [found[i].tobytes() for i in range(len(found))]
 
 
 def unpack(blob: bytes) -> str:
