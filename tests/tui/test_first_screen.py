@@ -5,6 +5,7 @@ record is drawn, and no second-long read on the UI thread after it)."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 from ragreview.tui.widgets.record_list import HEAD
 
@@ -69,6 +70,21 @@ async def test_no_collection_before_the_first_screen_and_nothing_frozen_after_th
     assert seen == [False]
 
 
+def count_reflows(app) -> Callable[[], int]:
+    """From now on, how many times the screen has been laid out (re-measuring its rows)."""
+    compositor = app.screen._compositor
+    reflow = compositor.reflow
+    count = 0
+
+    def counted(*args, **kwargs):
+        nonlocal count
+        count += 1
+        return reflow(*args, **kwargs)
+
+    compositor.reflow = counted  # type: ignore[method-assign]
+    return lambda: count
+
+
 async def test_a_key_that_changes_no_height_lays_nothing_out(demo):
     """The status line is one line: its message alone never re-measures the screen (a
     relayout re-measured every sentence row, twice per key)."""
@@ -76,21 +92,12 @@ async def test_a_key_that_changes_no_height_lays_nothing_out(demo):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.pause()
-        compositor = app.screen._compositor
-        reflows = 0
-        reflow = compositor.reflow
-
-        def counted(*args, **kwargs):
-            nonlocal reflows
-            reflows += 1
-            return reflow(*args, **kwargs)
-
-        compositor.reflow = counted  # type: ignore[method-assign]
+        reflows = count_reflows(app)
         await pilot.press("j")  # the cursor moves; the status line is cleared
         await pilot.pause()
         app.notify("a message on the one status line")
         await pilot.pause()
-        assert reflows == 0
+        assert reflows() == 0
 
 
 async def test_a_label_key_redraws_the_record_s_list_line(demo):
@@ -131,24 +138,14 @@ async def test_a_metric_leaving_the_compact_panel_keeps_its_height_until_the_nex
         await pilot.press("j", "j", "u")  # utilized 0c: utilization moves in
         await pilot.pause()
         assert box.outer_size.height == 4
-        compositor = app.screen._compositor
-        reflows = 0
-        reflow = compositor.reflow
-
-        def counted(*args, **kwargs):
-            nonlocal reflows
-            reflows += 1
-            return reflow(*args, **kwargs)
-
-        compositor.reflow = counted  # type: ignore[method-assign]
+        reflows = count_reflows(app)
         await pilot.press("u")  # back to the judge's value: utilization goes out again
         await pilot.pause()
         assert [line.split()[0] for line in text_of(panel).splitlines()[1:]] == ["adherence"]
-        assert box.outer_size.height == 4 and reflows == 0
+        assert box.outer_size.height == 4 and reflows() == 0
         await pilot.press("u")  # and in again: no relayout either
         await pilot.pause()
-        assert reflows == 0 and "utilization" in text_of(panel)
-        compositor.reflow = reflow  # type: ignore[method-assign]
+        assert reflows() == 0 and "utilization" in text_of(panel)
         await pilot.press("n")  # the next record: the panel fits what it shows
         await pilot.pause()
         assert box.outer_size.height == 3
