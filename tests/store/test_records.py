@@ -63,7 +63,7 @@ def test_import_inserts_records_and_judge_labels(db) -> None:
     assert stored.judge == {"relevant": {"0a": True}} and stored.human == {}
     assert stored.status == "unreviewed" and stored.position == 1
     assert [r.id for r in store_records.iterate(db, "ds")] == ["r1", "r2"]
-    assert store_records.datasets(db)[0]["records"] == 2
+    assert store_records.counts(db, "ds") == {"unreviewed": 2}
     assert db.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
 
 
