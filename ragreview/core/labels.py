@@ -18,6 +18,8 @@ from .record import Record, resolve_target
 
 Value = Any  # a JSON value
 Layer = Mapping[str, Mapping[str, Value]]
+# a label change's ``seen`` when no screen showed a value (store.history.set_label)
+NOT_SHOWN: Any = object()
 
 SUPPORT_TOKENS = frozenset(
     {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning"}

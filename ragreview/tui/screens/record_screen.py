@@ -17,7 +17,7 @@ from ...core.errors import RagreviewError, RecordError
 from ...store import browse
 from .. import actions, review_queue
 from .. import rubric as rubric_panel
-from ..model import Review
+from ..model import Review, preload
 from ..numbers import Numbers
 from ..others import WATCH_EVERY_S, OtherReviewers
 from ..widgets.header import ReviewHeader
@@ -26,9 +26,10 @@ from ..widgets.metrics_panel import MetricsBox, MetricsPanel
 from ..widgets.record_list import RecordList
 from ..widgets.sentence_list import SentenceList
 from ..widgets.verdict_bar import VerdictBar
-from .help import HelpScreen
 from .jobs import ReviewJobs
-from .prompt import PromptScreen
+
+# The help and prompt screens are imported by the keys that open them: the first screen
+# draws without them (issue 27).
 
 
 def _describe_step(word: str, event) -> str:
@@ -106,6 +107,7 @@ class RecordScreen(ReviewJobs):
 
     def _load_whole_list(self) -> None:
         self.records.load_rest()
+        preload()  # what the label keys write with, left out of the first screen
         conflicted = browse.conflicted_count(self.review.db, self.review.dataset)
         if conflicted:
             self.notify(f"{conflicted} records have reviewer conflicts: 6 lists them")
@@ -355,6 +357,8 @@ class RecordScreen(ReviewJobs):
         self._step(redo=True)
 
     def action_note(self) -> None:
+        from .prompt import PromptScreen
+
         if self.review.stored is None:
             return
 
@@ -413,6 +417,8 @@ class RecordScreen(ReviewJobs):
         self.query_one(MetricsBox).scroll_lines(lines)
 
     def action_help(self) -> None:
+        from .help import HelpScreen
+
         review = self.review
         self.app.push_screen(
             HelpScreen(
