@@ -35,6 +35,8 @@ ENTAILMENT = ("Entailment", "Neutral", "Contradiction")  # RAGChecker's checker 
 
 @dataclass(frozen=True)
 class LabelSpec:
+    """A label of the catalogue: its target kind, value kind and values, and family."""
+
     name: str
     target: str  # target kind, see Record.targets
     kind: str  # bool | keys | choice | rating | number

@@ -25,12 +25,16 @@ CELL_KINDS = ("statement_chunk", "reference_statement_chunk")
 
 @dataclass(frozen=True)
 class Turn:
+    """One turn of the conversation before the question: who spoke, and what."""
+
     speaker: str
     text: str
 
 
 @dataclass(frozen=True)
 class Document:
+    """A retrieved document as keyed sentences, with its id and title when given."""
+
     sentences: tuple[Sentence, ...]
     id: str | None = None
     title: str | None = None
@@ -42,6 +46,8 @@ class Document:
 
 @dataclass(frozen=True)
 class Fact:
+    """A keyed fact of the response, and the response sentence it came from."""
+
     key: str
     text: str
     sentence: str | None = None  # response sentence key the fact came from
@@ -49,6 +55,8 @@ class Fact:
 
 @dataclass(frozen=True)
 class Record:
+    """One record in the canonical form every format adapter produces (docs/formats.md)."""
+
     id: str
     task: str | None = None
     question: str | None = None

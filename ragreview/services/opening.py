@@ -46,6 +46,8 @@ def default_db(path: Path) -> Path:
 
 @dataclass
 class Target:
+    """The DB and dataset a PATH means, and the input file behind them."""
+
     db_path: Path
     input_path: Path | None  # None when PATH was a DB
     dataset: str | None
@@ -70,6 +72,8 @@ def resolve(path: str | Path, db: str | Path | None = None, dataset: str | None 
 
 @dataclass
 class Opened:
+    """An open DB and dataset, with what importing its input just now did."""
+
     db: Database
     dataset: str
     target: Target

@@ -27,6 +27,8 @@ STATUSES = ("unreviewed", "reviewed", "stale")
 
 @dataclass(frozen=True)
 class ListFilter:
+    """Which records the record list shows, and in what order."""
+
     status: str | None = None  # one of STATUSES, or None for all
     disagreement: bool = False  # only records where a human label differs from the judge's
     task: str | None = None
@@ -62,6 +64,8 @@ class ListFilter:
 
 @dataclass(frozen=True)
 class ListRow:
+    """What one line of the record list shows."""
+
     rowid: int
     position: int
     id: str

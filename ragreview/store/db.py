@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -199,6 +197,8 @@ def damaged_message(path: str | Path) -> str:
 
 
 def _no_space(path: str | Path) -> bool:
+    import shutil  # (only to explain an error: every command opens a DB, issue 27)
+
     try:
         return shutil.disk_usage(Path(path).resolve().parent).free < 1024 * 1024
     except OSError:
@@ -253,6 +253,8 @@ def building(path: str | Path) -> Iterator[Database]:
     Raises ``FileExistsError`` when another process created ``path`` meanwhile: the
     build is discarded and theirs kept (the caller then imports into theirs).
     """
+    import secrets  # (only when a DB is built: every command opens one, issue 27)
+
     target = Path(path)
     _remove_abandoned_builds(target)
     temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{BUILD_SUFFIX}")

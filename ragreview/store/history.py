@@ -30,6 +30,8 @@ LABEL_KINDS = ("set", "revert", "undo", "redo")
 
 @dataclass(frozen=True)
 class Event:
+    """One row of the append-only label history: a change to one label, by whom, when."""
+
     id: int
     record: str  # record id
     dataset: str

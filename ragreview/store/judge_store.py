@@ -42,6 +42,8 @@ def public_url(url: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class CachedResponse:
+    """A judge reply kept for the same model and prompt, with its token counts."""
+
     text: str
     prompt_tokens: int
     completion_tokens: int
@@ -49,6 +51,8 @@ class CachedResponse:
 
 @dataclass(frozen=True)
 class JudgeError:
+    """A judge failure on one record in one run, and whether a later run fixed it."""
+
     id: int
     record: str  # record id
     dataset: str

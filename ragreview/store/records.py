@@ -44,6 +44,8 @@ def loads(text: str | None) -> Any:
 
 @dataclass
 class ImportSummary:
+    """What one import did, counted in records."""
+
     inserted: int = 0
     updated: int = 0
     stale: int = 0
@@ -62,6 +64,8 @@ class ImportSummary:
 
 @dataclass(frozen=True)
 class StoredRecord:
+    """A record as stored: its row, its layers and its review state."""
+
     rowid: int
     dataset: str
     position: int
