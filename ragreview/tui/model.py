@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
 
 # The writes (the label use case, store.history, store.item_edits) and the guidelines'
 # parser are imported where a change is made: the first screen draws without them (issue
-# 27: ≤ 2× a bare Textual app), and ``preload`` loads them right after it.
+# 27: ≤ 2× a bare Textual app). The first change pays their import, a few milliseconds.
 
 VERDICT_ORDER = (
     "verdict",
@@ -435,12 +435,3 @@ class Review:
         names = [s for f in self.families for s in f.settings]
         short = {n: n.split(".")[0] if n.endswith(".variant") else n.split(".")[-1] for n in names}
         return " ".join(f"{short[n]}={self.settings.get(n)}" for n in names)
-
-
-def preload() -> None:
-    """Import what ``Review``'s changes need, once the first screen is drawn: the first
-    key then waits for no import."""
-    from ..core import guidelines as _guidelines  # noqa: F401
-    from ..services import labels as _labels  # noqa: F401
-    from ..store import history as _history  # noqa: F401
-    from ..store import item_edits as _item_edits  # noqa: F401

@@ -17,7 +17,7 @@ from ...core.errors import RagreviewError, RecordError
 from ...store import browse
 from .. import actions, review_queue
 from .. import rubric as rubric_panel
-from ..model import Review, preload
+from ..model import Review
 from ..numbers import Numbers
 from ..others import WATCH_EVERY_S, OtherReviewers
 from ..widgets.header import ReviewHeader
@@ -107,7 +107,6 @@ class RecordScreen(ReviewJobs):
 
     def _load_whole_list(self) -> None:
         self.records.load_rest()
-        preload()  # what the label keys write with, left out of the first screen
         conflicted = browse.conflicted_count(self.review.db, self.review.dataset)
         if conflicted:
             self.notify(f"{conflicted} records have reviewer conflicts: 6 lists them")
