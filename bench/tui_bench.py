@@ -1,7 +1,8 @@
 """Benchmark of ``ragreview open`` on a generated RAGBench-style DB (``--records``, default
 100,000, up to 300,000; built straight into the store, so no JSON style is involved).
 
-Measures (docs/architecture.md): time to the first rendered review screen, keypress → committed
+Measures (docs/architecture.md): time to the first rendered review screen (wall
+seconds, and CPU seconds, which a busy machine moves less), keypress → committed
 label and updated metrics (median / p99), and peak RSS with the DB open. Each figure
 is printed beside a baseline measured in the same run (a bare Textual app with one
 Static) so the numbers can be read on any machine.
