@@ -34,6 +34,7 @@ NEVER_AT_START = (
     "ragreview.services.queue_draws",
     "ragreview.core.annotator_agreement",
     "ragreview.store.reviewer_layers",
+    "hashlib",  # (OpenSSL) hashes are made by imports and judge runs
 )
 # loaded by the first change (a label key, a note, an undo), not by the first frame
 ON_FIRST_CHANGE = (

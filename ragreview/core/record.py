@@ -7,7 +7,6 @@ native export is lossless: we never rebuild JSON from the dataclass.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -384,6 +383,8 @@ class ImportItem:
 def line_hash(line: str | bytes) -> bytes:
     """The fingerprint of one source line (its text without the line break), as
     stored at import and compared, unparsed, at the next one."""
+    import hashlib  # (loads OpenSSL: not at every start, issue 27)
+
     return hashlib.sha1(line.encode() if isinstance(line, str) else line).digest()
 
 
