@@ -46,6 +46,8 @@ SIMPLE_RATES = {"rgb.error_correction_rate": "rgb._corrected"}  # a mean under r
 
 @dataclass(frozen=True)
 class Estimate:
+    """A corrected estimate of one metric, with its interval and what it used."""
+
     estimate: float | None
     ci: tuple[float, float] | None
     n_used: int

@@ -60,6 +60,8 @@ class Variant:
 
 @dataclass(frozen=True)
 class Family:
+    """A record family, declared once in its module of ``ragreview.families``."""
+
     name: str
     title: str
     keys: tuple[KeyUse, ...]

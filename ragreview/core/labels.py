@@ -18,6 +18,8 @@ from .record import Record, resolve_target
 
 Value = Any  # a JSON value
 Layer = Mapping[str, Mapping[str, Value]]
+# a label change's ``seen`` when no screen showed a value (store.history.set_label)
+NOT_SHOWN: Any = object()
 
 SUPPORT_TOKENS = frozenset(
     {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning"}
@@ -33,6 +35,8 @@ ENTAILMENT = ("Entailment", "Neutral", "Contradiction")  # RAGChecker's checker 
 
 @dataclass(frozen=True)
 class LabelSpec:
+    """A label of the catalogue: its target kind, value kind and values, and family."""
+
     name: str
     target: str  # target kind, see Record.targets
     kind: str  # bool | keys | choice | rating | number

@@ -7,7 +7,6 @@ native export is lossless: we never rebuild JSON from the dataclass.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,12 +24,16 @@ CELL_KINDS = ("statement_chunk", "reference_statement_chunk")
 
 @dataclass(frozen=True)
 class Turn:
+    """One turn of the conversation before the question: who spoke, and what."""
+
     speaker: str
     text: str
 
 
 @dataclass(frozen=True)
 class Document:
+    """A retrieved document as keyed sentences, with its id and title when given."""
+
     sentences: tuple[Sentence, ...]
     id: str | None = None
     title: str | None = None
@@ -42,6 +45,8 @@ class Document:
 
 @dataclass(frozen=True)
 class Fact:
+    """A keyed fact of the response, and the response sentence it came from."""
+
     key: str
     text: str
     sentence: str | None = None  # response sentence key the fact came from
@@ -49,6 +54,8 @@ class Fact:
 
 @dataclass(frozen=True)
 class Record:
+    """One record in the canonical form every format adapter produces (docs/formats.md)."""
+
     id: str
     task: str | None = None
     question: str | None = None
@@ -376,6 +383,8 @@ class ImportItem:
 def line_hash(line: str | bytes) -> bytes:
     """The fingerprint of one source line (its text without the line break), as
     stored at import and compared, unparsed, at the next one."""
+    import hashlib  # (loads OpenSSL: not at every start, issue 27)
+
     return hashlib.sha1(line.encode() if isinstance(line, str) else line).digest()
 
 

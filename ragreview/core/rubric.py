@@ -14,7 +14,6 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .annotator_agreement import aggregate, numeric_values
 from .labels import LabelSpec, declared
 from .record import Record
 
@@ -39,6 +38,8 @@ def as_number(entry: Mapping[str, Any], value: Any) -> float | None:
     """A value as the metric's number: a category's declared ``numeric_value``."""
     if value is None:
         return None
+    from .annotator_agreement import numeric_values  # (with the statistics: issue 27)
+
     numeric = numeric_values(entry)
     if value in numeric:
         return numeric[value]
@@ -50,6 +51,10 @@ def as_number(entry: Mapping[str, Any], value: Any) -> float | None:
 def annotators_value(entry: Mapping[str, Any], values: Sequence[Any]) -> float | None:
     """The annotators' aggregate of one record (None: no value, or InspectorRAGet's
     "Indeterminate" majority)."""
+    # (the agreement statistics load only where a record declares metrics: every record
+    # opened in the review screen asks which it declares, issue 27: first screen)
+    from .annotator_agreement import aggregate, numeric_values
+
     known = [v for v in values if as_number(entry, v) is not None]
     return aggregate(known, str(entry.get("aggregator") or "average"), numeric_values(entry))
 

@@ -17,9 +17,8 @@ from ..store import records as store_records
 from ..store.records import ImportSummary
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from .. import formats
+    from ..store.database import Database
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -47,6 +46,8 @@ def default_db(path: Path) -> Path:
 
 @dataclass
 class Target:
+    """The DB and dataset a PATH means, and the input file behind them."""
+
     db_path: Path
     input_path: Path | None  # None when PATH was a DB
     dataset: str | None
@@ -71,7 +72,9 @@ def resolve(path: str | Path, db: str | Path | None = None, dataset: str | None 
 
 @dataclass
 class Opened:
-    db: sqlite_utils.Database
+    """An open DB and dataset, with what importing its input just now did."""
+
+    db: Database
     dataset: str
     target: Target
     summary: ImportSummary | None = None  # when the input was imported just now
@@ -91,7 +94,7 @@ def import_file(
     parallel: bool = True,
     reading: Reading = _quiet,
     checking: Callable[[Path], list[InputError]] | None = None,
-) -> tuple[sqlite_utils.Database, ImportSummary, list[InputError]]:
+) -> tuple[Database, ImportSummary, list[InputError]]:
     """Import (or re-import) the target's input file into its DB, creating the DB if
     needed; the open DB, the summary and the records' errors.
 
@@ -134,7 +137,7 @@ class StrictRefusal(RagreviewError):
 
 
 def _store(
-    db: sqlite_utils.Database,
+    db: Database,
     source: formats.Source,
     dataset: str,
     parallel: bool,

@@ -14,18 +14,21 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE
-from ..core.where import Condition
-from . import record_filter, run_layers
+from . import run_layers
 from .records import dumps
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
+
+    from ..core.where import Condition
 
 STATUSES = ("unreviewed", "reviewed", "stale")
 
 
 @dataclass(frozen=True)
 class ListFilter:
+    """Which records the record list shows, and in what order."""
+
     status: str | None = None  # one of STATUSES, or None for all
     disagreement: bool = False  # only records where a human label differs from the judge's
     task: str | None = None
@@ -61,6 +64,8 @@ class ListFilter:
 
 @dataclass(frozen=True)
 class ListRow:
+    """What one line of the record list shows."""
+
     rowid: int
     position: int
     id: str
@@ -115,6 +120,8 @@ def _where(dataset: str, flt: ListFilter) -> tuple[str, list[Any]]:
     if flt.text:
         where.append("(instr(lower(r.id), lower(?)) > 0 OR instr(lower(r.data), lower(?)) > 0)")
         params += [flt.text, flt.text]
+    if flt.where:  # (the `field=value` filter's parser and SQL: not on the first screen)
+        from . import record_filter
     for cond in flt.where:
         clause, more = record_filter.condition_sql(cond)
         where.append(clause)

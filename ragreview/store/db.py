@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.errors import RagreviewError
 from . import metric_stats_writes, source_blob
+from .database import Database
 from .migrations import MIGRATIONS
-
-if TYPE_CHECKING:  # sqlite_utils imports click: loaded when a DB is opened
-    import sqlite_utils
 
 BUSY_TIMEOUT_MS = 30_000
 PAGE_SIZE = 16_384
@@ -76,7 +71,7 @@ def _enable_wal(conn: sqlite3.Connection) -> None:
         time.sleep(0.005)
 
 
-def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.Database:
+def open_database(path: str | Path, *, read_only: bool = False) -> Database:
     """Open (creating if needed) and migrate a review database.
 
     ``read_only`` opens an existing file with ``mode=ro`` (commands that only read: it
@@ -85,23 +80,20 @@ def open_database(path: str | Path, *, read_only: bool = False) -> sqlite_utils.
     since reading it needs the upgrade.
     A file SQLite cannot use, or that is not ours, raises ``DatabaseProblem``.
 
-    Every ``sqlite_utils.Database`` here is made with ``execute_plugins=False``: loading
-    sqlite-utils plugins reads the entry points of every installed distribution, a
-    noticeable part of each command's start-up (issue 27), and ragreview uses none."""
-    import sqlite_utils
-
+    The handle is ``store.database.Database``: sqlite-utils is imported only if a
+    migration runs (issue 27: start-up)."""
     conn: sqlite3.Connection | None = None
     try:
         if read_only:
             conn = connect_read_only(path)
-            db = sqlite_utils.Database(conn, execute_plugins=False)
+            db = Database(conn)
             _check_ours(conn, path)
             if not MIGRATIONS.pending(db) and not _unsummed(conn) and not _undeclared(conn):
                 return db
             conn.close()
             conn = None
         conn = connect(path)
-        db = sqlite_utils.Database(conn, execute_plugins=False)
+        db = Database(conn)
         if MIGRATIONS.pending(db):
             # Hold the write lock for the whole migration (apply re-reads what is pending
             # under it): two processes opening a new file at once would otherwise both
@@ -205,6 +197,8 @@ def damaged_message(path: str | Path) -> str:
 
 
 def _no_space(path: str | Path) -> bool:
+    import shutil  # (only to explain an error: every command opens a DB, issue 27)
+
     try:
         return shutil.disk_usage(Path(path).resolve().parent).free < 1024 * 1024
     except OSError:
@@ -246,7 +240,7 @@ BUILD_CACHE_KIB = 64 * 1024
 
 
 @contextmanager
-def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
+def building(path: str | Path) -> Iterator[Database]:
     """A new database for ``path``, built aside and put in place when the block ends.
 
     A first import is most of a database's bytes. In WAL mode every page is written
@@ -259,7 +253,7 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
     Raises ``FileExistsError`` when another process created ``path`` meanwhile: the
     build is discarded and theirs kept (the caller then imports into theirs).
     """
-    import sqlite_utils
+    import secrets  # (only when a DB is built: every command opens one, issue 27)
 
     target = Path(path)
     _remove_abandoned_builds(target)
@@ -277,7 +271,7 @@ def building(path: str | Path) -> Iterator[sqlite_utils.Database]:
         # record rowids it assigns itself, and a lookup per label and metric row was a
         # twentieth of its time. Every later connection (open_database) enforces them.
         conn.execute("PRAGMA foreign_keys=OFF")
-        db = sqlite_utils.Database(conn, execute_plugins=False)
+        db = Database(conn)
         with write(conn):
             MIGRATIONS.apply(db)
             metric_stats_writes.extend(conn)
@@ -330,10 +324,8 @@ def _sync_directory(folder: Path) -> None:
         os.close(fd)
 
 
-def memory_database() -> sqlite_utils.Database:
-    import sqlite_utils
-
-    db = sqlite_utils.Database(memory=True, execute_plugins=False)
+def memory_database() -> Database:
+    db = Database(sqlite3.connect(":memory:"))
     MIGRATIONS.apply(db)
     metric_stats_writes.extend(db.conn)
     return db
@@ -373,18 +365,18 @@ def checkpoint(path: str | Path) -> None:
         conn.close()
 
 
-def data_version(db: sqlite_utils.Database) -> int:
+def data_version(db: Database) -> int:
     """A number that moves when another connection commits, and only then: a cheap
     way to watch for other writers without re-reading anything."""
     return db.conn.execute("PRAGMA data_version").fetchone()[0]
 
 
-def checkpoint_in_background(db: sqlite_utils.Database) -> None:
+def checkpoint_in_background(db: Database) -> None:
     """Turn automatic checkpoints off on this connection: ``checkpoint`` then runs on a
     connection of its own, off the UI thread (a checkpoint can take 100 ms)."""
     db.conn.execute("PRAGMA wal_autocheckpoint=0")
 
 
-def checkpoint_now(db: sqlite_utils.Database) -> None:
+def checkpoint_now(db: Database) -> None:
     """A PASSIVE checkpoint on this connection (closing: leave the file compact)."""
     db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
-from ..core.labels import Value, check_label
+from ..core.labels import NOT_SHOWN, Value, check_label
 from ..core.rgb_rules import refusal
 from . import guidelines, item_edits, metric_writes
 from .db import write
@@ -26,11 +26,12 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 STATUS_LABEL = "_status"
 NOTE_LABEL = "_note"
 LABEL_KINDS = ("set", "revert", "undo", "redo")
-NOT_SHOWN: Any = object()  # set_label's ``seen`` when no screen showed a value
 
 
 @dataclass(frozen=True)
 class Event:
+    """One row of the append-only label history: a change to one label, by whom, when."""
+
     id: int
     record: str  # record id
     dataset: str

@@ -7,7 +7,6 @@ runs hold the model name and the endpoint without credentials.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,6 +25,8 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 
 def cache_key(model: str, prompt: str) -> str:
     """sha256 over the model and the prompt, NUL-separated so that no pair collides."""
+    import hashlib  # (loads OpenSSL: not at every start, issue 27)
+
     return hashlib.sha256(f"{model}\0{prompt}".encode()).hexdigest()
 
 
@@ -42,6 +43,8 @@ def public_url(url: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class CachedResponse:
+    """A judge reply kept for the same model and prompt, with its token counts."""
+
     text: str
     prompt_tokens: int
     completion_tokens: int
@@ -49,6 +52,8 @@ class CachedResponse:
 
 @dataclass(frozen=True)
 class JudgeError:
+    """A judge failure on one record in one run, and whether a later run fixed it."""
+
     id: int
     record: str  # record id
     dataset: str
@@ -109,6 +114,8 @@ def start_run(
     their hash), ``params`` the request parameters: never a key or header."""
     run_id = f"{now()[:19].replace(':', '')}-{uuid.uuid4().hex[:8]}"
     prompt = dumps(dict(sorted(prompts.items()))) if prompts else None
+    import hashlib  # (loads OpenSSL: not at every start, issue 27)
+
     digest = hashlib.sha256(prompt.encode()).hexdigest() if prompt else None
     with write(db.conn) as conn:
         run_layers.keep_import(conn, dataset)

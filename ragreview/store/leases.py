@@ -30,6 +30,8 @@ LEASE_SECONDS = 300.0  # idle time after which a lease lapses
 
 @dataclass(frozen=True)
 class Lease:
+    """A reviewer's hold on a record in a served DB, until it expires."""
+
     record: int
     reviewer: str
     session: str

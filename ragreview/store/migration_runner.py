@@ -1,6 +1,7 @@
 """How the schema migrations (``migrations.py``) are registered and run: sqlite-utils'
 ``Migrations`` built on first use, and a migration's SQL script run statement by
-statement inside its transaction."""
+statement inside its transaction. Which migrations a file still needs is read with one
+query, without sqlite-utils: every open asks, and almost every file needs none."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sqlite_utils import Database
     from sqlite_utils.migrations import Migrations
+
+
+TABLE = "_sqlite_migrations"  # sqlite-utils' ``Migrations.migrations_table``
 
 
 class Registry:
@@ -37,8 +41,25 @@ class Registry:
             migrations(name=name, transactional=transactional)(func)
         return migrations
 
-    def pending(self, db: Database) -> list[Any]:
-        return self.real().pending(db)
+    def pending(self, db: Database) -> list[str]:
+        """The names of the migrations not applied to ``db`` yet, in order: what
+        sqlite-utils' ``Migrations.pending`` reads (its ``_sqlite_migrations`` table),
+        read here in plain SQL so that opening an up-to-date file does not import
+        sqlite-utils (issue 27: start-up)."""
+        names = [name or func.__name__ for name, _, func in self._entries]
+        conn = db.conn
+        exists = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [TABLE]
+        ).fetchone()
+        if exists is None:
+            return names
+        applied = {
+            row[0]
+            for row in conn.execute(
+                f"SELECT name FROM [{TABLE}] WHERE migration_set = ?", [self.name]
+            )
+        }
+        return [name for name in names if name not in applied]
 
     def apply(self, db: Database, **kwargs: Any) -> None:
         self.real().apply(db, **kwargs)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +43,8 @@ def loads(text: str | None) -> Any:
 
 @dataclass
 class ImportSummary:
+    """What one import did, counted in records."""
+
     inserted: int = 0
     updated: int = 0
     stale: int = 0
@@ -62,6 +63,8 @@ class ImportSummary:
 
 @dataclass(frozen=True)
 class StoredRecord:
+    """A record as stored: its row, its layers and its review state."""
+
     rowid: int
     dataset: str
     position: int
@@ -126,6 +129,8 @@ class _JudgePage:
 
 def content_hash(data_json: str, source: str | bytes | None) -> str:
     """SHA-1 of the data's JSON and the source text (as UTF-8 bytes, or given so)."""
+    import hashlib  # (loads OpenSSL: not at every start, issue 27)
+
     h = hashlib.sha1(data_json.encode())
     if source is not None:
         h.update(b"\0")

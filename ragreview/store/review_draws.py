@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 
 @dataclass(frozen=True)
 class Member:
+    """One record of a drawn review queue, with its weight and inclusion probability."""
+
     record: int  # rowid
     position: int  # draw order, from 0
     weight: float
@@ -28,6 +30,8 @@ class Member:
 
 @dataclass(frozen=True)
 class Draw:
+    """A review queue as drawn (docs/estimate.md): its strategy, seed and members."""
+
     id: int
     dataset: str
     strategy: str

@@ -14,7 +14,6 @@ still said "none is relevant".
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +67,8 @@ def runs_disagree_sql() -> str:
 
 def import_run_id(dataset: str) -> str:
     """The id of the run that holds a dataset's imported judge labels."""
+    import hashlib  # (loads OpenSSL: not at every start, issue 27)
+
     return "import-" + hashlib.sha256(dataset.encode()).hexdigest()[:8]
 
 

@@ -17,6 +17,8 @@ from ..core.families import FAMILIES
 
 @dataclass(frozen=True, kw_only=True)
 class ReviewAction:
+    """One action of the review screen: its keys, help text and footer word."""
+
     id: str  # kebab-case binding id (a keymap can rebind by id)
     keys: str  # Textual key names, comma-separated
     action: str  # action on the review screen

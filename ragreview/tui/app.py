@@ -5,8 +5,8 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable
 from functools import partial
+from typing import TYPE_CHECKING
 
-import sqlite_utils
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -17,6 +17,9 @@ from ..store.db import checkpoint, checkpoint_in_background, checkpoint_now
 from .actions import ACTIONS
 from .model import Review
 from .screens.review import ReviewScreen
+
+if TYPE_CHECKING:  # (the handle open_database gives needs no sqlite-utils: issue 27, start-up)
+    import sqlite_utils
 
 CHECKPOINT_EVERY_S = 2.0
 

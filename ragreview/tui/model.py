@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core import families as fam
-from ..core.guidelines import parse_rules
-from ..core.labels import CATALOGUE, Value, effective, value_of
+from ..core.labels import CATALOGUE, NOT_SHOWN, Value, effective, value_of
 from ..core.record import Record
 from ..core.rgb_rules import refusal
-from ..services import labels, run_reasons
-from ..store import browse, guidelines, history, item_edits, judge_store, metric_writes, run_layers
+from ..services import run_reasons
+from ..store import browse, guidelines, judge_store, metric_writes, run_layers
 from ..store import records as store_records
 from ..store import settings as store_settings
 from ..store.records import StoredRecord
@@ -27,6 +26,12 @@ from .rubric import RubricView
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
     import sqlite_utils
+
+    from ..store import history
+
+# The writes (the label use case, store.history, store.item_edits) and the guidelines'
+# parser are imported where a change is made: the first screen draws without them (issue
+# 27: ≤ 2× a bare Textual app). The first change pays their import, a few milliseconds.
 
 VERDICT_ORDER = (
     "verdict",
@@ -284,7 +289,7 @@ class Review:
         value: Value,
         reason: str | None = None,
         *,
-        seen: Value = history.NOT_SHOWN,
+        seen: Value = NOT_SHOWN,
         rule: str | None = None,
     ) -> int | None:
         """Commit one label (None reverts to the judge's); durable before this returns.
@@ -294,6 +299,8 @@ class Review:
         ``seen``: what this screen showed for it when the key was pressed (``key_value``),
         so the write is this reviewer's event even when another reviewer set the same
         value a moment before (store.history.set_label)."""
+        from ..services import labels
+
         assert self.stored is not None
         event = labels.label(  # the label use case, shared with the CLI and the API
             self.db,
@@ -322,11 +329,15 @@ class Review:
 
     def guidelines(self) -> tuple[str | None, dict[str, str]]:
         """The dataset's guidelines text (None: none attached) and its rules."""
+        from ..core.guidelines import parse_rules
+
         text = guidelines.text(self.db, self.dataset)
         return text, ({} if text is None else parse_rules(text))
 
     def annotate(self, name: str, target: str, reason: str) -> int:
         """Attach a reason to the reviewer's label: an event that keeps the value."""
+        from ..store import history
+
         assert self.stored is not None
         event = history.set_reason(
             self.db, self.rowid, name, target, reason, self.reviewer, self.session
@@ -351,6 +362,8 @@ class Review:
     def edit_items(self, op: str, kind: str, key: str | None, text: str = "") -> str | None:
         """Add (after ``key``), delete, edit or split (at ``|``) a fact or statement;
         one event, metrics recomputed. The key of the item to put the cursor on."""
+        from ..store import item_edits
+
         args = (self.db, self.rowid, kind)
         who = (self.reviewer, self.session)
         if op == "add":
@@ -375,10 +388,14 @@ class Review:
         self._declare(self.stored.record)
 
     def set_note(self, text: str | None) -> None:
+        from ..store import history
+
         history.set_note(self.db, self.rowid, text or None, self.reviewer, self.session)
         self._reload()
 
     def mark_reviewed(self) -> None:
+        from ..services import labels
+
         assert self.stored is not None
         labels.mark(
             self.db, self.dataset, self.stored.id, True, self.reviewer, session=self.session
@@ -387,6 +404,8 @@ class Review:
 
     def undo(self, redo: bool = False) -> int | None:
         """Undo (or redo) this session's latest change; the rowid it touched."""
+        from ..store import history
+
         step = history.redo if redo else history.undo
         event = step(self.db, self.reviewer, self.session)
         self.last_step = event  # what it changed, for the status line

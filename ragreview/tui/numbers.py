@@ -16,6 +16,8 @@ if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
 
 @dataclass(frozen=True)
 class Numbers:
+    """The counts, estimates and metric values the screen shows after a change."""
+
     reviewed: int
     total: int
     estimates: dict[str, Any]  # the ``estimate`` block (services.estimates)

@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import RagreviewError
-from ..services.queue_draws import STRATEGIES
 
 
 def parse(text: str) -> tuple[str, int, int]:
     """``STRATEGY N [SEED]`` (e.g. ``uncertainty 50 1``) -> (strategy, n, seed)."""
+    # (the draws load with the `8` prompt, not with the first screen: issue 27)
+    from ..services.queue_draws import STRATEGIES
+
     words = text.split()
     if not 2 <= len(words) <= 3 or words[0] not in STRATEGIES:
         raise RagreviewError(f"give STRATEGY N [SEED], a strategy one of {', '.join(STRATEGIES)}")

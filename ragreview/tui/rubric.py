@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from ..core import rubric as core_rubric
 from ..core.labels import declared
 from ..core.record import Record
-from ..store import reviewer_layers
 from ..store.records import loads
 
 if TYPE_CHECKING:
@@ -62,6 +61,8 @@ class _Dataset:
         self.entries: dict[str, Any] = {}
         stored_rows: list[dict[str, float | None]] = []
         letters: dict[str, str] = {}
+        from ..store import reviewer_layers
+
         for rowid, data, given in reviewer_layers.layers(db, dataset):
             obj = loads(data)
             rubric = obj.get("rubric")
@@ -128,7 +129,9 @@ class RubricView:
         if self.active not in self.names:
             self.active = self.names[0] if self.names else None
         self.given = {}
-        if self.names:
+        if self.names:  # (the reviewers' values load only for records that declare metrics)
+            from ..store import reviewer_layers
+
             for who, name, value, reason in reviewer_layers.of_record(self.db, rowid):
                 self.given.setdefault(name, []).append((who, value, reason))
 
@@ -226,6 +229,8 @@ class RubricView:
         """The metrics panel's record and dataset values (annotators' aggregate →
         reviewed, under ``rubric.<metric>``) and the names shown as one value (the
         automatic metrics' stored scores)."""
+        from ..store import reviewer_layers
+
         assert self.record is not None and self.rowid is not None
         data = self.data
         own = data.aggregates.get(self.rowid, {})

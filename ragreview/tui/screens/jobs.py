@@ -14,7 +14,6 @@ from textual.worker import WorkerState
 from ...core.errors import RagreviewError
 from ...core.safe_text import printable
 from ...store import browse
-from .prompt import PromptScreen
 
 if TYPE_CHECKING:
     from ..model import Review
@@ -94,6 +93,7 @@ class ReviewJobs(Screen[None]):
     def action_rejudge(self) -> None:
         """Prompt for the model (the last run's by default), then ask the judge again."""
         from ..rejudge import defaults
+        from .prompt import PromptScreen  # (with the key: not on the first screen, issue 27)
 
         if self.review.stored is None or self._busy("rejudge", "a re-judge"):
             return

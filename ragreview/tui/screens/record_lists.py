@@ -10,13 +10,13 @@ from dataclasses import replace
 from textual import work
 from textual.message import Message
 
-from ...core import where
 from ...core.errors import RagreviewError
-from ...services import queue_draws
 from ...store import browse, review_draws
 from .. import review_queue
-from .prompt import PromptScreen
 from .record_screen import RecordScreen
+
+# The search's parser (core.where), the queue draws and the prompt screen are imported
+# by the keys that use them: the first screen draws without them (issue 27).
 
 
 def _terms(flt: browse.ListFilter) -> str:
@@ -98,6 +98,8 @@ class RecordLists(RecordScreen):
     def action_search(self) -> None:
         """``/``: plain words search ids and text; ``field=value`` terms filter by source
         fields and label values (``core.where``, as ``ragreview queue --where``)."""
+        from ...core import where
+        from .prompt import PromptScreen
 
         def done(text: str | None) -> None:
             if text is None:
@@ -122,6 +124,9 @@ class RecordLists(RecordScreen):
 
     def action_queue(self) -> None:
         """Draw a review queue (docs/estimate.md) and show only it, in draw order."""
+        from ...services import queue_draws
+        from .prompt import PromptScreen
+
         db, dataset = self.review.db, self.review.dataset
 
         def done(text: str | None) -> None:

@@ -26,9 +26,10 @@ from ..widgets.metrics_panel import MetricsBox, MetricsPanel
 from ..widgets.record_list import RecordList
 from ..widgets.sentence_list import SentenceList
 from ..widgets.verdict_bar import VerdictBar
-from .help import HelpScreen
 from .jobs import ReviewJobs
-from .prompt import PromptScreen
+
+# The help and prompt screens are imported by the keys that open them: the first screen
+# draws without them (issue 27).
 
 
 def _describe_step(word: str, event) -> str:
@@ -355,6 +356,8 @@ class RecordScreen(ReviewJobs):
         self._step(redo=True)
 
     def action_note(self) -> None:
+        from .prompt import PromptScreen
+
         if self.review.stored is None:
             return
 
@@ -413,6 +416,8 @@ class RecordScreen(ReviewJobs):
         self.query_one(MetricsBox).scroll_lines(lines)
 
     def action_help(self) -> None:
+        from .help import HelpScreen
+
         review = self.review
         self.app.push_screen(
             HelpScreen(

@@ -22,9 +22,10 @@ from ...core.labels import CATALOGUE, declared
 from .. import actions
 from ..items import KIND_NAMES
 from ..model import Refused
-from . import guidelines as guidelines_screens
-from .prompt import PromptScreen
 from .record_lists import RecordLists
+
+# The prompt and guidelines screens are imported by the keys that open them: the first
+# screen draws without them (issue 27).
 
 NO_GUIDELINES = "no guidelines for this dataset: attach them with `ragreview guidelines PATH FILE`"
 
@@ -98,6 +99,8 @@ class ReviewScreen(RecordLists):
 
     def _prompt_rating(self, name: str) -> None:
         """The RAD-Bench rating (1–10); empty drops yours (the judge's shows)."""
+        from .prompt import PromptScreen
+
         assert self.review.stored is not None
         current = self.review.mark(name, "*").value
 
@@ -128,6 +131,8 @@ class ReviewScreen(RecordLists):
         )
 
     def _prompt_keys(self, name: str, target: str, index: int) -> None:
+        from .prompt import PromptScreen
+
         current = self.review.mark(name, target).value or []
 
         def done(text: str | None) -> None:
@@ -175,6 +180,8 @@ class ReviewScreen(RecordLists):
 
     def action_revert_record(self) -> None:
         """``X``: every label of yours on the record, after a yes."""
+        from .prompt import PromptScreen
+
         if self.review.stored is None:
             return
         human = self.review.stored.human
@@ -227,6 +234,8 @@ class ReviewScreen(RecordLists):
 
     def action_reason(self) -> None:
         """Attach a reason to the reviewer's label under the cursor (or on a verdict)."""
+        from .prompt import PromptScreen
+
         if self.review.stored is None:
             return
         own = self._own_labels()
@@ -247,6 +256,8 @@ class ReviewScreen(RecordLists):
 
     def action_guidelines(self) -> None:
         """``H``: the dataset's guidelines and their rule ids."""
+        from . import guidelines as guidelines_screens
+
         text, rules = self.review.guidelines()
         if text is None:
             self.notify(NO_GUIDELINES, severity="warning")
@@ -257,6 +268,8 @@ class ReviewScreen(RecordLists):
         """``T``: name the guideline rule the reviewer's label under the cursor applies
         (a correction first, where the item has several labels of theirs): the same
         value, written again with the rule, so undo and redo carry the rule."""
+        from . import guidelines as guidelines_screens
+
         if self.review.stored is None:
             return
         text, rules = self.review.guidelines()
@@ -302,6 +315,8 @@ class ReviewScreen(RecordLists):
     def action_items(self, op: str) -> None:
         """A / D / E / S: add, delete, edit or split a fact or statement, where the
         record's family lets the reviewer correct the judge's decomposition."""
+        from .prompt import PromptScreen
+
         if self.review.stored is None:
             return
         item = self.sentences.item

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from array import array
 from functools import partial
+from typing import TYPE_CHECKING
 
-import sqlite_utils
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -22,6 +22,9 @@ from textual.strip import Strip
 from ...store import browse
 from ...store.browse import ListFilter, ListRow
 from ..row_label import label, shared_prefix
+
+if TYPE_CHECKING:  # (the handle open_database gives needs no sqlite-utils: issue 27, start-up)
+    import sqlite_utils
 
 PAGE = 100
 HEAD = 2 * PAGE  # rows read before the first screen (load_head)
