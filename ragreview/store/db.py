@@ -8,11 +8,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import RagreviewError
 from . import metric_stats_writes, source_blob
 from .database import Database
 from .migrations import MIGRATIONS
+
+if TYPE_CHECKING:  # the handle is one for type checkers; importing it costs every start
+    import sqlite_utils
 
 BUSY_TIMEOUT_MS = 30_000
 PAGE_SIZE = 16_384
@@ -365,18 +369,18 @@ def checkpoint(path: str | Path) -> None:
         conn.close()
 
 
-def data_version(db: Database) -> int:
+def data_version(db: sqlite_utils.Database) -> int:
     """A number that moves when another connection commits, and only then: a cheap
     way to watch for other writers without re-reading anything."""
     return db.conn.execute("PRAGMA data_version").fetchone()[0]
 
 
-def checkpoint_in_background(db: Database) -> None:
+def checkpoint_in_background(db: sqlite_utils.Database) -> None:
     """Turn automatic checkpoints off on this connection: ``checkpoint`` then runs on a
     connection of its own, off the UI thread (a checkpoint can take 100 ms)."""
     db.conn.execute("PRAGMA wal_autocheckpoint=0")
 
 
-def checkpoint_now(db: Database) -> None:
+def checkpoint_now(db: sqlite_utils.Database) -> None:
     """A PASSIVE checkpoint on this connection (closing: leave the file compact)."""
     db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
