@@ -94,7 +94,7 @@ def store(conn: sqlite3.Connection, rows: Rows) -> None:
         conn, dataset, {r[0] for r in metric_writes}
     )
     bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_writes)
-    bulk.insert(conn, "metric_stats", metric_stats_writes.columns(), stats_rows)
+    bulk.insert_present(conn, "metric_stats", metric_stats_writes.columns(), stats_rows)
     record_signals.put(conn, signals)
     if older:
         # the dataset's older records have no sums (an older build's DB): moving sums
