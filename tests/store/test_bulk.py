@@ -31,3 +31,27 @@ def test_insert_present_keeps_every_column_some_row_fills(tmp_path):
     bulk.insert_present(conn, "t", ("k", "a", "b", "c", "d"), rows)
     bulk.insert_present(conn, "t", ("k", "a", "b", "c", "d"), [])
     assert conn.execute("SELECT * FROM t ORDER BY k").fetchall() == rows
+
+
+def test_none_and_bytes_bind_as_null_and_blob(tmp_path):
+    conn = table(tmp_path)
+    rows = [(1, None, None, None, b"\x00\xffz"), (2, "", None, None, b"")]
+    bulk.insert(conn, "t", ("k", "a", "b", "c", "d"), rows)
+    conn.executemany("INSERT INTO t (k, d) VALUES (?, ?)", [(3, None), (4, bytes(3))])
+    assert conn.execute("SELECT k, typeof(a), typeof(d), d FROM t ORDER BY k").fetchall() == [
+        (1, "null", "blob", b"\x00\xffz"),
+        (2, "text", "blob", b""),
+        (3, "null", "null", None),
+        (4, "null", "blob", bytes(3)),
+    ]
+
+
+def test_an_adapter_registered_before_is_kept():
+    key = (bytes, sqlite3.PrepareProtocol)
+    ours = sqlite3.adapters[key]
+    try:
+        sqlite3.adapters[key] = theirs = bytes.hex
+        bulk._bind_none_and_bytes_directly()
+        assert sqlite3.adapters[key] is theirs
+    finally:
+        sqlite3.adapters[key] = ours
