@@ -105,11 +105,14 @@ def layer_rows(db: sqlite_utils.Database, rowids: list[int]) -> Iterator[tuple]:
     components and hidden rows included, by record and name: a record without human
     labels has its judge rows (less the hidden count) given again as its effective
     ones (``metric_layers.HUMAN``)."""
+    # (whether the record has human labels, asked once per record: LIMIT keeps SQLite
+    # from folding the subquery in, which would ask it once per row)
     for rowid, layer, name, value, human in bulk.rows_in(
         db.conn,
-        f"SELECT m.record, m.layer, m.name, m.value, {HUMAN} FROM records r "
+        "SELECT m.record, m.layer, m.name, m.value, r.human FROM (SELECT r.rowid, "
+        f"{HUMAN} AS human FROM records r WHERE r.rowid IN ({{ids}}) LIMIT -1) r "
         "JOIN record_metrics m ON m.record = r.rowid AND m.layer IN ('judge', 'effective') "
-        "WHERE r.rowid IN ({ids}) ORDER BY m.record, m.name",
+        "ORDER BY m.record, m.name",
         rowids,
     ):
         if layer == "judge":
