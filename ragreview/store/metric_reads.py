@@ -69,7 +69,9 @@ def rows(
     """``(id, dataset, task, status, judge value, effective value, …)`` per record in
     file order, the values of ``names`` in that order (None: undefined or absent)."""
     where, params = _where(dataset, status)
-    # (a record without human labels: its judge value stands for the effective one)
+    # (a record without human labels: its judge value stands for the effective one; in
+    # file order from the subquery, a co-routine that asks HUMAN once per record, where
+    # ordering outside would fold it in and ask it once per column)
     value = "(SELECT value FROM record_metrics WHERE record = r.rowid AND layer = {} AND name = ?)"
     layer = {"judge": "'judge'", "effective": "CASE WHEN h THEN 'effective' ELSE 'judge' END"}
     columns = "".join(f", {value.format(layer[k])}" for _ in names for k in LAYERS)
