@@ -130,8 +130,14 @@ def test_every_reader_gives_what_stored_effective_rows_gave(db):
     assert now["by delta"][:3] == moved and now["by delta"][-1] == rowid(db, "l2")
 
 
-def test_an_older_builds_rows_keep_the_sums_exact_as_labels_come_and_go(db):
+@pytest.mark.parametrize("stats", [True, False])
+def test_an_older_builds_rows_keep_the_sums_exact_as_labels_come_and_go(db, stats):
+    """``stats`` False: a build from before metric_stats (m012), which stored every
+    record's effective rows and no stats rows."""
     store_as_an_older_build(db)
+    if not stats:
+        with db.conn:
+            db.conn.execute("DELETE FROM metric_stats")
     for rid in ("t1", "t4", "l1"):
         assert rowid(db, rid) in effective_stored(db)
     t1, l1 = rowid(db, "t1"), rowid(db, "l1")
