@@ -3,7 +3,7 @@
 A record the importer inserted in this transaction has no metric rows yet and (unless
 the file carried human labels for it) no human layer, so its effective values are its
 judge values: only its judge and stored rows are written (a record's effective layer is
-stored only while it has human labels: ``metric_writes``). ``metric_writes.refresh``
+stored only while it has human labels: ``metric_layers``). ``metric_writes.refresh``
 would still read the (absent) old rows, upsert each row and move the running sums key by
 key; here the rows go in by plain inserts and the batch's sums are added once per
 metric. The values stored are exactly those ``refresh`` computes (the same
@@ -59,7 +59,7 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
     for rowid, (judge, stored, stats, size) in new:
         signals.append((rowid, size, judge, stored, None))  # (an import gives no logprobs)
         # (no effective rows: without human labels the effective layer is the judge
-        # layer, which the readers fall back to; metric_writes.EFFECTIVE_STORED)
+        # layer, which the readers fall back to: metric_layers)
         stats_rows.append((rowid, "judge", *stats))
         rows += [(rowid, "judge", n, v) for n, v in judge.items()]
         rows += [(rowid, "stored", n, v) for n, v in stored.items()]
