@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.labels import CATALOGUE
 from . import run_layers
+from .metric_layers import COUNT, HUMAN
 from .records import dumps
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
@@ -101,10 +102,15 @@ def disagrees_sql() -> str:
 
 
 # Largest |effective - judge| over a record's stored metrics (table from the metrics work).
+# A record without human labels has no effective rows of its own (metric_layers.HUMAN):
+# its effective values are its judge values, so its delta is 0 where it has a value.
 DELTA = (
+    f"CASE WHEN {HUMAN} THEN "
     "(SELECT max(abs(e.value - j.value)) FROM record_metrics e JOIN record_metrics j "
     "ON j.record = e.record AND j.name = e.name AND j.layer = 'judge' "
-    "WHERE e.record = r.rowid AND e.layer = 'effective')"
+    "WHERE e.record = r.rowid AND e.layer = 'effective') "
+    "ELSE (SELECT 0.0 FROM record_metrics j WHERE j.record = r.rowid AND j.layer = 'judge' "
+    f"AND j.name <> '{COUNT}' AND j.value IS NOT NULL LIMIT 1) END"
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import bulk
+from . import bulk, metric_reads
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -28,12 +28,7 @@ def metric_values(
 ) -> dict[int, dict[str, dict[str, float | None]]]:
     """Judge and effective values, components included, of a few records (the used ones)."""
     out: dict[int, dict[str, dict[str, float | None]]] = {}
-    for rowid, layer, name, value in bulk.rows_in(
-        db.conn,
-        "SELECT record, layer, name, value FROM record_metrics WHERE record IN ({ids}) "
-        "AND layer IN ('judge', 'effective')",
-        rowids,
-    ):
+    for rowid, layer, name, value in metric_reads.layer_rows(db, rowids):
         out.setdefault(rowid, {}).setdefault(layer, {})[name] = value
     return out
 

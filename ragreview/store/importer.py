@@ -393,7 +393,9 @@ def _store_one(
     batch.pending.add(rowid)
     if prep.reviewers and (found is None or found[1] != digest):
         batch.reviewer_rows[rowid] = prep.reviewers
-    batch.judge_rows.extend([(rowid, *row) for row in prep.judge])
+    if prep.judge:
+        batch.judge_rows.extend([(rowid, *row) for row in prep.judge])
+        batch.labelled.append(rowid)
 
 
 class _Batch:
@@ -413,6 +415,7 @@ class _Batch:
         self.fresh: list[tuple[int, metric_import_writes.Values]] = []  # new, no human layer
         self.pending: set[int] = set()  # rowids since the last flush
         self.judge_rows: list[tuple] = []
+        self.labelled: list[int] = []  # the records of judge_rows, each once
         self.new_rows: list[tuple] = []
         self.changed_rows: list[tuple] = []  # UPDATEs of known records whose content changed
         self.moved_rows: list[tuple] = []  # (position, source_hash, rowid): unchanged, parsed
@@ -440,9 +443,8 @@ class _Batch:
             self.changed_rows,
         )
         bulk.insert(conn, "judge_labels", ("record", "name", "target", "value"), self.judge_rows)
-        labelled = sorted({row[0] for row in self.judge_rows})
         run_layers.store_import(
-            conn, self.dataset, self.source_path, [r for (r,) in replaced], labelled
+            conn, self.dataset, self.source_path, [r for (r,) in replaced], sorted(self.labelled)
         )
         self._human_labels_from_the_file()
         if self.reviewer_rows:

@@ -2,11 +2,13 @@
 
 A record the importer inserted in this transaction has no metric rows yet and (unless
 the file carried human labels for it) no human layer, so its effective values are its
-judge values. ``metric_writes.refresh`` would still read the (absent) old rows, upsert
-each row and move the running sums key by key; here the rows go in by plain inserts
-and the batch's sums are added once per metric. The values stored are exactly those
-``refresh`` computes (the same ``core.metrics`` calls), which the tests pin by
-comparing with a recomputation from scratch.
+judge values: only its judge and stored rows are written (a record's effective layer is
+stored only while it has human labels: ``metric_layers``). ``metric_writes.refresh``
+would still read the (absent) old rows, upsert each row and move the running sums key by
+key; here the rows go in by plain inserts and the batch's sums are added once per
+metric. The values stored are exactly those ``refresh`` computes (the same
+``core.metrics`` calls), which the tests pin by comparing with a recomputation from
+scratch.
 """
 
 from __future__ import annotations
@@ -50,15 +52,16 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
     signals: list[record_signals.Signal] = []
     # name -> [n, total, total_sq, undefined] over the batch's judge values (NULL ones
     # counted as undefined); the effective layer's sums are the same (no human layer),
-    # so they are written twice
+    # so they are written twice: the sums count every record's effective values, stored
+    # or not
     sums: dict[str, list] = {COUNT: [0, 0.0, 0.0, 0]}
     count = sums[COUNT]
     for rowid, (judge, stored, stats, size) in new:
         signals.append((rowid, size, judge, stored, None))  # (an import gives no logprobs)
+        # (no effective rows: without human labels the effective layer is the judge
+        # layer, which the readers fall back to: metric_layers)
         stats_rows.append((rowid, "judge", *stats))
-        stats_rows.append((rowid, "effective", *stats[:-1], None))  # (stored F1: judge row)
         rows += [(rowid, "judge", n, v) for n, v in judge.items()]
-        rows += [(rowid, "effective", n, v) for n, v in judge.items()]
         rows += [(rowid, "stored", n, v) for n, v in stored.items()]
         rows.append((rowid, "judge", COUNT, 1.0))
         count[0] += 1
@@ -91,7 +94,7 @@ def store(conn: sqlite3.Connection, rows: Rows) -> None:
         conn, dataset, {r[0] for r in metric_writes}
     )
     bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_writes)
-    bulk.insert(conn, "metric_stats", metric_stats_writes.columns(), stats_rows)
+    bulk.insert_present(conn, "metric_stats", metric_stats_writes.columns(), stats_rows)
     record_signals.put(conn, signals)
     if older:
         # the dataset's older records have no sums (an older build's DB): moving sums

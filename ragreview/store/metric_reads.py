@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.metrics import is_public
 from . import bulk, metric_writes
-from .metric_writes import LAYERS
+from .metric_layers import COUNT, HUMAN, LAYERS
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -69,12 +69,18 @@ def rows(
     """``(id, dataset, task, status, judge value, effective value, …)`` per record in
     file order, the values of ``names`` in that order (None: undefined or absent)."""
     where, params = _where(dataset, status)
-    value = "(SELECT value FROM record_metrics WHERE record = r.rowid AND layer = ? AND name = ?)"
-    columns = ", ".join(value for _ in names for _ in LAYERS)
-    select = f"SELECT r.id, r.dataset, r.task, r.status{', ' if names else ''}{columns}"
-    keys = [part for name in names for layer in LAYERS for part in (layer, name)]
+    # (a record without human labels: its judge value stands for the effective one; in
+    # file order from the subquery, a co-routine that asks HUMAN once per record, where
+    # ordering outside would fold it in and ask it once per column)
+    value = "(SELECT value FROM record_metrics WHERE record = r.rowid AND layer = {} AND name = ?)"
+    layer = {"judge": "'judge'", "effective": "CASE WHEN h THEN 'effective' ELSE 'judge' END"}
+    columns = "".join(f", {value.format(layer[k])}" for _ in names for k in LAYERS)
+    keys = [name for name in names for _ in LAYERS]
     yield from db.conn.execute(
-        f"{select} FROM records r WHERE {where} ORDER BY r.position, r.rowid", [*keys, *params]
+        f"SELECT id, dataset, task, status{columns} FROM (SELECT r.rowid, r.id, r.dataset, "
+        f"r.task, r.status, {HUMAN} AS h FROM records r WHERE {where} "
+        "ORDER BY r.position, r.rowid) r",
+        [*keys, *params],
     )
 
 
@@ -90,15 +96,33 @@ def records_values(
     out: dict[int, dict[str, dict[str, float | None]]] = {
         r: {layer: {} for layer in LAYERS} for r in rowids
     }
-    for rowid, layer, name, value in bulk.rows_in(
-        db.conn,
-        "SELECT record, layer, name, value FROM record_metrics WHERE record IN ({ids}) "
-        "AND layer IN ('judge', 'effective') ORDER BY record, name",
-        rowids,
-    ):
+    for rowid, layer, name, value in layer_rows(db, rowids):
         if is_public(name):
             out[rowid][layer][name] = value
     return out
+
+
+def layer_rows(db: sqlite_utils.Database, rowids: list[int]) -> Iterator[tuple]:
+    """``(record, layer, name, value)`` of these records' judge and effective layers,
+    components and hidden rows included, by record and name: a record without human
+    labels has its judge rows (less the hidden count) given again as its effective
+    ones (``metric_layers.HUMAN``)."""
+    # (whether the record has human labels, asked once per record: LIMIT keeps SQLite
+    # from folding the subquery in, which would ask it once per row)
+    for rowid, layer, name, value, human in bulk.rows_in(
+        db.conn,
+        "SELECT m.record, m.layer, m.name, m.value, r.human FROM (SELECT r.rowid, "
+        f"{HUMAN} AS human FROM records r WHERE r.rowid IN ({{ids}}) LIMIT -1) r "
+        "JOIN record_metrics m ON m.record = r.rowid AND m.layer IN ('judge', 'effective') "
+        "ORDER BY m.record, m.name",
+        rowids,
+    ):
+        if layer == "judge":
+            yield rowid, layer, name, value
+            if not human and name != COUNT:
+                yield rowid, "effective", name, value
+        elif human:
+            yield rowid, layer, name, value
 
 
 def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict[str, Any]]:
@@ -109,8 +133,7 @@ def iter_record_values(db: sqlite_utils.Database, dataset: str) -> Iterator[dict
     column looked up by primary key, ``NULL`` where the record has no such row and
     ``'N'`` where its value is undefined (the values themselves stay the stored floats:
     SQLite's own number text is not Python's repr). A record without human labels has
-    its judge values read once: its effective values are the same by construction
-    (``refresh`` and ``metric_import_writes`` store the judge values for both)."""
+    its judge values read once: they are its effective values (``metric_layers.HUMAN``)."""
     metric_writes.ensure(db, dataset)
     names: dict[str, list[str]] = {layer: [] for layer in LAYERS}
     for layer, name in db.conn.execute(

@@ -1,10 +1,11 @@
 """Per-record sufficient statistics, so that a metric variant change is an aggregate.
 
-``metric_stats`` holds, per record and layer (``judge``, ``effective``), what the
-metric families whose values depend on a setting need to give any variant's values:
-TRACe's sentence counts and lengths (``trace.stats``), RGB's verdicts and both
-variants' components (``rgb.stats``), the long-form S / NS / IR counts
-(``longform.stats``), and on the judge row the source's stored F1 scores at any K.
+``metric_stats`` holds, per record and layer (``judge``, and ``effective`` while the
+record has human labels: ``metric_layers``), what the metric families whose values
+depend on a setting need to give any variant's values: TRACe's sentence counts and
+lengths (``trace.stats``), RGB's verdicts and both variants' components
+(``rgb.stats``), the long-form S / NS / IR counts (``longform.stats``), and on the
+judge row the source's stored F1 scores at any K.
 Its columns are the stats the families declare (``Family.stats``): a family's new
 stats are added when a database is opened (``extend``), with no migration.
 They are written with the record's metric rows (``metric_writes.refresh`` and
@@ -26,6 +27,7 @@ from typing import Any
 
 from ..core.families import FAMILIES
 from ..core.metrics import aggregate
+from .metric_layers import HUMAN
 
 # The stats columns are the families' declarations (``Family.stats``, in registration
 # order: TRACe's, RGB's, long-form's): m012 created the built-in ones; a family's new
@@ -243,12 +245,18 @@ def apply(conn: sqlite3.Connection, dataset: str, name: str, value: Any, old: An
         f"count(v{i}), total(v{i}), total(v{i} * v{i}), coalesce(sum(c{i}), 0) - count(v{i})"
         for i in range(len(rows))
     )
+    # (the effective sums read a record's judge stats where it has no human labels: its
+    # effective layer is then not stored, metric_layers)
+    layers = {
+        "judge": "'judge'",
+        "effective": f"CASE WHEN {HUMAN} THEN 'effective' ELSE 'judge' END",
+    }
     sql = (
         f"SELECT {sums} FROM (SELECT {values} FROM records r JOIN metric_stats s "
-        "ON s.record = r.rowid AND s.layer = ? WHERE r.dataset = ? LIMIT -1)"
+        "ON s.record = r.rowid AND s.layer = {} WHERE r.dataset = ? LIMIT -1)"
     )
     for layer in ("judge", "effective"):
-        found = conn.execute(sql, (layer, dataset)).fetchone()
+        found = conn.execute(sql.replace("{}", layers[layer]), (dataset,)).fetchone()
         totals = []
         for i, n in enumerate(names):
             count, total, total_sq, undefined = found[4 * i : 4 * i + 4]

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ..core import metrics
 from ..core.errors import RagreviewError
 from . import settings
-from .metric_writes import COUNT, LAYERS, ensure
+from .metric_layers import COUNT, LAYERS, SUMS, summed_rows
+from .metric_writes import ensure
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
@@ -120,11 +121,11 @@ def _grouped(
         )
     }
     totals: dict[tuple, dict[str, dict]] = {}
+    named = ", ".join(f"{_field_sql(f)} AS k{i}" for i, f in enumerate(fields))
+    group = ", ".join(f"k{i}" for i in range(len(fields)))
     for row in db.conn.execute(
-        f"SELECT {keys}, m.layer, m.name, count(m.value), total(m.value), "
-        f"total(m.value * m.value), count(*) - count(m.value) "
-        f"FROM record_metrics m JOIN records r ON r.rowid = m.record "
-        f"WHERE {where} AND m.layer IN ('judge', 'effective') GROUP BY {keys}, m.layer, m.name",
+        f"SELECT {group}, layer, name, {SUMS} FROM ({summed_rows(where, named)}) "
+        f"GROUP BY {group}, layer, name",
         params,
     ):
         g = tuple(row[: len(fields)])

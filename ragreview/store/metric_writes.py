@@ -6,6 +6,8 @@ whose value changed, and moves the dataset's running sums (``metric_totals``) by
 difference, so one label change costs one record's work whatever the dataset's size.
 Large refreshes (import, a variant change) rebuild the sums from the rows instead,
 which is exact and cheaper than many small updates.
+
+A record's effective layer is stored only while it has human labels (``metric_layers``).
 """
 
 from __future__ import annotations
@@ -20,16 +22,15 @@ from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
 from . import metric_stats_writes, record_signals, records, settings
 from .db import write
+from .metric_layers import COUNT, LAYERS, SUMS, summed_rows
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
 
-LAYERS = ("judge", "effective")
 BULK = 2_000  # refreshes of more records than this rebuild the sums from the rows
 
-COUNT = "record._count"  # a hidden row per record: its sum is the dataset's record count
-
 Key = tuple[str, str, str]  # (dataset, layer, name)
+Key2 = tuple[str, str]  # (layer, name)
 
 
 def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -> dict:
@@ -142,6 +143,9 @@ def refresh(
         upserts: list[tuple] = []
         stats_rows: list[tuple] = []
         signals: list[record_signals.Signal] = []  # (queue --strategy impact's)
+        # (which records held an effective layer: the sums move by effective values,
+        # stored or the judge's)
+        held = set() if bulk else _effective_held(conn, chunk, old)
         rejudged = trace_from_runs(conn, chunk)
         least = dict(conn.execute(record_signals.least_logprobs(len(chunk)), chunk))
         for rowid, dataset, record, judge_layer, human_layer in _load(db, chunk, known):
@@ -159,31 +163,30 @@ def refresh(
             stats_rows.append(
                 metric_stats_writes.row(rowid, "judge", judge_stats, stored_f1(record))
             )
-            if human_layer:
+            if human_layer:  # (without, the effective layer is the judge's: not stored)
                 merged = effective(judge_layer, human_layer)
                 effective_stats: dict[str, Any] = {}
                 layers["effective"] = metrics.record_values(
                     record, merged, settings, judge=listed, stats=effective_stats
                 )
-            else:
-                layers["effective"] = judge
-                effective_stats = judge_stats
-            stats_rows.append(metric_stats_writes.row(rowid, "effective", effective_stats, None))
+                stats_rows.append(
+                    metric_stats_writes.row(rowid, "effective", effective_stats, None)
+                )
             new = {(layer, n): v for layer, vals in layers.items() for n, v in vals.items()}
             new[("judge", COUNT)] = 1.0  # keeps the record count in the running sums
             before = old[rowid]
             for key in before.keys() - new.keys():
                 deletes.append((rowid, *key))
             for key, value in new.items():
-                if key in before and before[key] == value:
-                    continue
-                upserts.append((rowid, *key, value))
-                if not bulk and key[0] in LAYERS:
-                    _move(deltas, (dataset, *key), before.get(key, ABSENT), value)
+                if key not in before or before[key] != value:
+                    upserts.append((rowid, *key, value))
             if not bulk:
-                for key in before.keys() - new.keys():
-                    if key[0] in LAYERS:
-                        _move(deltas, (dataset, *key), before[key], ABSENT)
+                was = _summed(before, rowid in held)
+                now = _summed(new, bool(human_layer))
+                for key in was.keys() | now.keys():
+                    a, b = was.get(key, ABSENT), now.get(key, ABSENT)
+                    if a is ABSENT or b is ABSENT or a != b:
+                        _move(deltas, (dataset, *key), a, b)
         conn.executemany(
             "DELETE FROM record_metrics WHERE record = ? AND layer = ? AND name = ?", deletes
         )
@@ -213,6 +216,33 @@ def refresh(
     )
     for dataset in sorted(unsummed):
         recompute(db, dataset)
+
+
+def _effective_held(conn: Any, rowids: list[int], old: Mapping[int, Mapping]) -> set[int]:
+    """The records among ``rowids`` whose effective layer is stored as their rows stand
+    (read before they are rewritten): those with effective metric rows or an effective
+    stats row (a labelled record whose effective layer has no metric), and those written
+    before ``metric_stats`` existed (m012: every record's effective rows were stored then,
+    even an empty layer)."""
+    held = {r for r, rows in old.items() if any(layer == "effective" for layer, _ in rows)}
+    marks = ",".join("?" * len(rowids))
+    stats: dict[int, set[str]] = {r: set() for r in rowids}
+    for rowid, layer in conn.execute(
+        f"SELECT record, layer FROM metric_stats WHERE record IN ({marks})", rowids
+    ):
+        stats[rowid].add(layer)
+    return held | {r for r, layers in stats.items() if "effective" in layers or not layers}
+
+
+def _summed(rows: Mapping[tuple[str, str], float | None], held: bool) -> dict[Key2, Any]:
+    """A record's values that the running sums count, (layer, name) -> value: its judge
+    and effective rows, the judge's standing for the effective layer where it is not
+    ``held`` (stored)."""
+    out = {key: v for key, v in rows.items() if key[0] in LAYERS}
+    if not held:
+        out.update({("effective", n): v for (layer, n), v in rows.items() if layer == "judge"})
+        out.pop(("effective", COUNT), None)
+    return out
 
 
 def has_totals(conn: Any, dataset: str) -> bool:
@@ -314,12 +344,9 @@ def rebuild_totals(db: sqlite_utils.Database, dataset: str) -> None:
     conn.execute("DELETE FROM metric_totals WHERE dataset = ?", (dataset,))
     conn.execute(
         "INSERT INTO metric_totals (dataset, layer, name, n, total, total_sq, undefined) "
-        "SELECT r.dataset, m.layer, m.name, count(m.value), total(m.value), "
-        "total(m.value * m.value), count(*) - count(m.value) "
-        "FROM record_metrics m JOIN records r ON r.rowid = m.record "
-        "WHERE r.dataset = ? AND m.layer IN ('judge', 'effective') "
-        "GROUP BY m.layer, m.name",
-        (dataset,),
+        f"SELECT ?, layer, name, {SUMS} FROM ({summed_rows('r.dataset = ?')}) "
+        "GROUP BY layer, name",
+        (dataset, dataset),
     )
 
 
