@@ -319,3 +319,17 @@ def test_threads_scoring_at_once_get_the_references_scores() -> None:
     finally:
         rouge._NUMBERING.LIMIT = old_limit
     assert wrong == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(ASCII_TEXT, TEXT))
+def test_extractiveness_tokens_taken_from_the_recall_words_are_rouge_scores_tokens(
+    text: str,
+) -> None:
+    """Where extractiveness reuses token recall's split of the prediction (ASCII, no
+    "_", plain words), it is exactly rouge_score's tokens of the cleaned text."""
+    from ragreview.core.metrics import mtrag, rouge
+
+    cleaned = mtrag._clean(text)
+    assert mtrag._extractive_tokens(text, cleaned) == rouge.tokenize(cleaned)
+    assert mtrag._extractive_tokens(text + "_x", cleaned + "_x") == rouge.tokenize(cleaned + "_x")

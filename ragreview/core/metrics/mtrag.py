@@ -55,9 +55,10 @@ def normalize_text(text: str) -> str:
     return " ".join(_normalized_words(text))
 
 
+@lru_cache(maxsize=4)  # (a record's prediction: for token recall, then extractiveness)
 def _split_words(text: str) -> tuple[list[str], bool]:
     """The text lower-cased and split, its ASCII punctuation deleted; and whether those
-    words are ``_plain``."""
+    words are ``_plain`` (the list is shared: read only)."""
     if text.isascii():  # (the same deletion by one C translate of the bytes)
         kept = text.lower().encode().translate(None, _PUNCTUATION_BYTES)
         # plain: no byte left that is neither a letter or digit nor whitespace
@@ -141,7 +142,20 @@ def max_extractiveness(prediction: str, passages: list[str]) -> float:
     cleaned = [_cleaned_passage(passage) for passage in passages]
     if any(target_joined in joined for target_joined, _ in cleaned):
         return 1.0  # no ROUGE-L exceeds 1
-    return best_rouge_l(tokenize(text), [reference for _, reference in cleaned])
+    return best_rouge_l(_extractive_tokens(prediction, text), [r for _, r in cleaned])
+
+
+def _extractive_tokens(prediction: str, cleaned: str) -> list[str]:
+    """``tokenize(cleaned)``, ``cleaned`` being ``_clean(prediction)``. For an ASCII text
+    without "_" whose words are ``_plain``, those are the same tokens: punctuation ("_"
+    aside) is deleted by both, and what is left is letters, digits and whitespace. The
+    words token recall split are then taken as they are (one split of the prediction
+    fewer per record)."""
+    if prediction.isascii() and "_" not in prediction:
+        words, plain = _split_words(prediction)
+        if plain:
+            return words
+    return tokenize(cleaned)
 
 
 @lru_cache(maxsize=1_024)
