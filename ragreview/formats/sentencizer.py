@@ -13,6 +13,7 @@ lies between sentences is whitespace only.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import importlib.util
 import os
 import re
@@ -90,15 +91,70 @@ def _punkt_module() -> Any:
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError("nltk")
     root = list(spec.submodule_search_locations)[0]
+    try:
+        return _load_punkt(root, lean=True)
+    except Exception:  # an nltk whose Punkt needs more at import: load its helpers too
+        return _load_punkt(root, lean=False)
+
+
+# What Punkt's sentence splitting runs on: the module itself and nltk's regex wrapper.
+# Its other imports serve loading, saving and training models (nltk.pathsec alone
+# imports http.client, ssl and email: 0.2 G instructions, a tenth of an MT-RAG import
+# of 2,000 records, issue 27).
+_PUNKT_NEEDS = frozenset(("nltk.tokenize.punkt", "nltk.redos"))
+
+
+def _load_punkt(root: str, lean: bool) -> Any:
+    """Import ``nltk.tokenize.punkt`` under stand-in ``nltk`` packages; when ``lean``,
+    every nltk module it imports besides ``_PUNKT_NEEDS`` is a stand-in too, whose
+    names are placeholders that raise when used. Then every ``nltk`` entry leaves
+    ``sys.modules`` again."""
     for name, folder in (("nltk", root), ("nltk.tokenize", os.path.join(root, "tokenize"))):
         stand_in = types.ModuleType(name)
         stand_in.__path__ = [folder]
         sys.modules[name] = stand_in
+    finder = _StandInFinder()
+    if lean:
+        sys.meta_path.insert(0, finder)
     try:
         return importlib.import_module("nltk.tokenize.punkt")
     finally:
+        if lean:
+            sys.meta_path.remove(finder)
         for name in [n for n in sys.modules if n == "nltk" or n.startswith("nltk.")]:
             del sys.modules[name]
+
+
+class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds every ``nltk.*`` module outside ``_PUNKT_NEEDS`` as a ``_StandIn``."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname.startswith("nltk.") and fullname not in _PUNKT_NEEDS:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        return _StandIn(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        return None
+
+
+class _StandIn(types.ModuleType):
+    """A module none of whose names Punkt's splitting uses: each is a class (one may be
+    a base class, as ``TokenizerI`` is) that raises when called."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        where = f"{self.__name__}.{name}"
+
+        def unavailable(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError(f"{where} is not loaded (ragreview loads Punkt's splitting only)")
+
+        placeholder = type(name, (), {"__init__": unavailable, "__module__": self.__name__})
+        setattr(self, name, placeholder)
+        return placeholder
 
 
 def _model_may_be_installed() -> bool:

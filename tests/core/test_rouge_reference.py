@@ -266,3 +266,70 @@ def test_tokens_numbered_past_the_surrogates_match_exactly() -> None:
     expected = LCSseq.similarity(list(range(70_000)), [ids.get(t, -1) for t in b])
     assert expected == 300
     assert lcs_length(a, b) == expected
+
+
+def test_the_shared_numbering_starting_afresh_keeps_scores_exact(monkeypatch) -> None:
+    """Texts share one token numbering, which starts afresh past its limit (a passage
+    kept from before then is renumbered when next used): with a limit of 5 tokens it
+    starts afresh on nearly every pair, and every score still equals the reference."""
+    from ragreview.core.metrics import rouge
+
+    monkeypatch.setattr(rouge._NUMBERING, "LIMIT", 5)
+    rng = random.Random(11)
+    vocabulary = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
+    passages = [" ".join(rng.choices(vocabulary, k=rng.randint(1, 12))) for _ in range(4)]
+    generation = rouge._NUMBERING.generation
+    for _ in range(200):
+        prediction = " ".join(rng.choices(vocabulary, k=rng.randint(0, 15)))
+        target = rng.choice(passages)
+        assert rouge_l(prediction, target) == reference_rouge_l(prediction, target)
+        expected = max(reference_extractiveness(prediction, p) for p in passages)
+        assert max_extractiveness(prediction, passages) == expected
+    assert rouge._NUMBERING.generation > generation + 100
+    assert len(rouge._NUMBERING) <= 5 + 60  # (the limit, and one call's tokens past it)
+
+
+def test_threads_scoring_at_once_get_the_references_scores() -> None:
+    """Two threads scoring while the numbering starts afresh (the TUI's background work
+    beside an import): neither sees a text numbered in the other's generation."""
+    import threading
+
+    from ragreview.core.metrics import rouge
+
+    rng = random.Random(12)
+    words = [f"w{i}" for i in range(400)]
+    pairs = [
+        (" ".join(rng.choices(words, k=40)), " ".join(rng.choices(words, k=40))) for _ in range(150)
+    ]
+    expected = [reference_rouge_l(p, t) for p, t in pairs]
+    wrong: list[int] = []
+    old_limit = rouge._NUMBERING.LIMIT
+    rouge._NUMBERING.LIMIT = 50  # (a fresh start on most pairs)
+    try:
+
+        def score() -> None:
+            for _ in range(3):
+                wrong.extend(i for i, (p, t) in enumerate(pairs) if rouge_l(p, t) != expected[i])
+
+        threads = [threading.Thread(target=score) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        rouge._NUMBERING.LIMIT = old_limit
+    assert wrong == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(ASCII_TEXT, TEXT))
+def test_extractiveness_tokens_taken_from_the_recall_words_are_rouge_scores_tokens(
+    text: str,
+) -> None:
+    """Where extractiveness reuses token recall's split of the prediction (ASCII, no
+    "_", plain words), it is exactly rouge_score's tokens of the cleaned text."""
+    from ragreview.core.metrics import mtrag, rouge
+
+    cleaned = mtrag._clean(text)
+    assert mtrag._extractive_tokens(text, cleaned) == rouge.tokenize(cleaned)
+    assert mtrag._extractive_tokens(text + "_x", cleaned + "_x") == rouge.tokenize(cleaned + "_x")

@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -299,6 +300,72 @@ def test_splitting_loads_no_nltk_package() -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.split(" ", 1)[0] in ("bundled", "punkt_tab")
     assert out.stdout.strip().endswith("[]")
+
+
+def test_punkt_loads_without_nltks_model_and_network_modules() -> None:
+    """The bundled tokenizer loads Punkt alone: nltk.pathsec (http, ssl, email), the
+    pickle and training helpers stay unloaded (a tenth of an MT-RAG import, issue 27).
+    Its splits are nltk's own (the tests above compare them with the real package)."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from ragreview.formats import sentencizer
+        print(sentencizer.backend(), sentencizer.split("Dr. Who came. It rained."))
+        print(sorted(m for m in ("http.client", "ssl", "email.parser", "pickle",
+                                 "xml.etree.ElementTree", "nltk") if m in sys.modules))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
+    )
+    assert out.returncode == 0, out.stderr
+    first, loaded = out.stdout.splitlines()
+    if first.startswith("bundled"):
+        assert first == "bundled ['Dr. Who came.', 'It rained.']"
+        assert loaded == "[]"
+
+
+def test_a_stand_in_nltk_name_refuses_to_run() -> None:
+    """What the lean load stands in for raises, naming itself, rather than doing
+    nothing: Punkt's splitting never reaches one (the equality tests above)."""
+    stand_in = sentencizer._StandIn("nltk.pathsec")
+    with pytest.raises(RuntimeError, match="nltk.pathsec.open is not loaded"):
+        stand_in.open("x")
+    assert stand_in.open is stand_in.open  # (one placeholder per name)
+
+    class Tokenizer(sentencizer._StandIn("nltk.tokenize.api").TokenizerI):  # a base class
+        def __init__(self) -> None:
+            self.made = True
+
+    assert Tokenizer().made
+
+
+def test_the_full_load_gives_the_same_punkt() -> None:
+    """The fallback for an nltk whose Punkt needs more at import: the same module,
+    its helpers loaded."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("nltk")
+    assert spec is not None and spec.submodule_search_locations
+    root = list(spec.submodule_search_locations)[0]
+    loaded = {n: m for n, m in sys.modules.items() if n == "nltk" or n.startswith("nltk.")}
+    try:  # (each load empties sys.modules of nltk: this process's nltk is put back)
+        lean = sentencizer._load_punkt(root, lean=True)
+        full = sentencizer._load_punkt(root, lean=False)
+    finally:
+        sys.modules.update(loaded)
+    text = "Dr. Smith said no. 5 is e.g. fine. Why? Yes! (a) The end."
+    spans = [
+        list(m.PunktSentenceTokenizer(_bundled_params(m)).span_tokenize(text)) for m in (lean, full)
+    ]
+    assert spans[0] == spans[1] and len(spans[0]) > 2
+
+
+def _bundled_params(punkt: Any) -> Any:
+    params = punkt.PunktParameters()
+    params.abbrev_types = set(sentencizer.ABBREVIATIONS)
+    params.sent_starters = set(sentencizer.SENTENCE_STARTERS)
+    return params
 
 
 def test_punkt_tab_under_nltk_data_is_found_without_nltk_loaded(tmp_path) -> None:

@@ -32,12 +32,15 @@ from ..labels import Layer
 from ..record import Record
 from .common import Values, source_record
 from .ragas import faithfulness
-from .rouge import Numbered, numbered, rouge_l, rouge_l_numbered, tokenize
+from .rouge import Reference, best_rouge_l, rouge_l, tokenize
 
 LABELS = ("idk", "underspecified", "answerability", "rb_llm_rating")
 NO_ANSWER = ("UNANSWERABLE", "CONVERSATIONAL")
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _PUNCTUATION_BYTES = string.punctuation.encode()
+# what str.split and isalnum leave in a plain ASCII word list: letters, digits and the
+# characters str.split takes for whitespace (\x1c-\x1f among them)
+_ALNUM_OR_SPACE_BYTES = bytes(c for c in range(128) if chr(c).isalnum() or chr(c).isspace())
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ARTICLE_WORDS = frozenset(("a", "an", "the"))
 _NON_WORD = re.compile(r"[^\w\s]")
@@ -52,11 +55,16 @@ def normalize_text(text: str) -> str:
     return " ".join(_normalized_words(text))
 
 
-def _words(text: str) -> list[str]:
-    """The text lower-cased and split, its ASCII punctuation deleted."""
+@lru_cache(maxsize=4)  # (a record's prediction: for token recall, then extractiveness)
+def _split_words(text: str) -> tuple[list[str], bool]:
+    """The text lower-cased and split, its ASCII punctuation deleted; and whether those
+    words are ``_plain`` (the list is shared: read only)."""
     if text.isascii():  # (the same deletion by one C translate of the bytes)
-        return text.lower().encode().translate(None, _PUNCTUATION_BYTES).decode().split()
-    return text.lower().translate(_NO_PUNCTUATION).split()
+        kept = text.lower().encode().translate(None, _PUNCTUATION_BYTES)
+        # plain: no byte left that is neither a letter or digit nor whitespace
+        return kept.decode().split(), not kept.translate(None, _ALNUM_OR_SPACE_BYTES)
+    words = text.lower().translate(_NO_PUNCTUATION).split()
+    return words, _plain(words)
 
 
 def _plain(words: list[str]) -> bool:
@@ -70,8 +78,8 @@ def _plain(words: list[str]) -> bool:
 
 def _normalized_words(text: str) -> list[str]:
     """``normalize_text(text).split()``, without joining the words only to split them."""
-    words = _words(text)
-    if _plain(words):
+    words, plain = _split_words(text)
+    if plain:
         return [w for w in words if w not in _ARTICLE_WORDS]
     out: list[str] = []  # a word with other characters ("•", "’s"): the regex, on it alone
     for word in words:
@@ -86,8 +94,8 @@ def _normalized_words(text: str) -> list[str]:
 def _word_counts(text: str) -> Counter[str]:
     """``Counter(normalize_text(text).split())``: the articles dropped from the counts
     rather than from the words, where ``_plain`` allows."""
-    words = _words(text)
-    if not _plain(words):
+    words, plain = _split_words(text)
+    if not plain:
         return Counter(_normalized_words(text))
     counts = Counter(words)
     for article in _ARTICLE_WORDS:
@@ -96,8 +104,13 @@ def _word_counts(text: str) -> Counter[str]:
 
 
 def token_recall(prediction: str, target: str) -> float:
-    counts = _word_counts(prediction)
     target_counts = _word_counts(target)
+    words, plain = _split_words(prediction)
+    # only the prediction's words that the target has are counted (an article never is
+    # one of them); a word the article regex might split counts as before
+    counts = Counter(
+        filter(target_counts.__contains__, words) if plain else _normalized_words(prediction)
+    )
     # sum((Counter(prediction) & Counter(target)).values()), without building the
     # intersection: for each target word, the smaller of its two counts
     common = sum(min(n, counts[w]) for w, n in target_counts.items() if w in counts)
@@ -126,24 +139,31 @@ def max_extractiveness(prediction: str, passages: list[str]) -> float:
     (a conversation's turns share their passages)."""
     text = _clean(prediction)
     joined = text.replace(" ", "")
-    tokens: list[str] | None = None
-    best = 0.0
-    for passage in passages:
-        target_joined, target = _cleaned_passage(passage)
-        if target_joined in joined:
-            return 1.0  # no ROUGE-L exceeds 1
-        if tokens is None:
-            tokens = tokenize(text)
-        best = max(best, rouge_l_numbered(tokens, target))
-    return best
+    cleaned = [_cleaned_passage(passage) for passage in passages]
+    if any(target_joined in joined for target_joined, _ in cleaned):
+        return 1.0  # no ROUGE-L exceeds 1
+    return best_rouge_l(_extractive_tokens(prediction, text), [r for _, r in cleaned])
+
+
+def _extractive_tokens(prediction: str, cleaned: str) -> list[str]:
+    """``tokenize(cleaned)``, ``cleaned`` being ``_clean(prediction)``. For an ASCII text
+    without "_" whose words are ``_plain``, those are the same tokens: punctuation ("_"
+    aside) is deleted by both, and what is left is letters, digits and whitespace. The
+    words token recall split are then taken as they are (one split of the prediction
+    fewer per record)."""
+    if prediction.isascii() and "_" not in prediction:
+        words, plain = _split_words(prediction)
+        if plain:
+            return words
+    return tokenize(cleaned)
 
 
 @lru_cache(maxsize=1_024)
-def _cleaned_passage(passage: str) -> tuple[str, Numbered]:
-    """A passage cleaned with spaces removed, and its ROUGE-L tokens numbered (both
-    read only: they are shared)."""
+def _cleaned_passage(passage: str) -> tuple[str, Reference]:
+    """A passage cleaned with spaces removed, and its ROUGE-L tokens (both read only:
+    they are shared)."""
     target = _clean(passage)
-    return target.replace(" ", ""), numbered(tokenize(target))
+    return target.replace(" ", ""), Reference(tokenize(target))
 
 
 def texts(record: Record) -> tuple[str | None, list[str], list[str]]:

@@ -11,6 +11,7 @@ programme was 84% of an MT-RAG import (issue 27).
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from itertools import count, repeat
 from typing import Any
@@ -29,20 +30,81 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-# A text's tokens as characters, one per distinct token (in order of first use):
-# rapidfuzz reads a str's code points directly, where the items of a list are hashed
-# one by one on every call (two thirds of the LCS's time, and a passage is scored
-# against every turn of its conversation).
+# Tokens as characters: rapidfuzz reads a str's code points directly, where the items of
+# a list are hashed one by one on every call (two thirds of the LCS's time). Distinct
+# characters never match, so the LCS of the characters is the LCS of the tokens. (Not
+# the words' hashes as ints: two words of equal hash would match.)
+_CHARACTERS = 0x110000  # chr's range
+
+
+class _Numbering(dict[str, str]):
+    """Every token met so far -> its character, shared by all texts (issue 27: numbering
+    each pair's tokens afresh cost more than their LCS). Starts afresh past ``LIMIT``
+    tokens (memory); ``generation`` counts the fresh starts."""
+
+    LIMIT = 1 << 16
+    generation = 0
+
+    def __missing__(self, token: str) -> str:
+        char = self[token] = chr(len(self))
+        return char
+
+
+_NUMBERING = _Numbering()
+# (held from a pair's ``_start`` to its LCS: a thread starting the numbering afresh
+# must not renumber another's texts between the two it compares)
+_LOCK = threading.Lock()
+
+
+def _start(tokens: int) -> bool:
+    """Before a pair (or one text and its references) is numbered: whether the
+    ``tokens`` they hold fit the characters left; past ``LIMIT`` the numbering starts
+    afresh here first, never between two texts that are compared."""
+    if len(_NUMBERING) >= _NUMBERING.LIMIT:
+        _NUMBERING.clear()
+        _NUMBERING.generation += 1
+    return len(_NUMBERING) + tokens < _CHARACTERS
+
+
+def _characters(tokens: list[str]) -> str:
+    return "".join(map(_NUMBERING.__getitem__, tokens))
+
+
+class Reference:
+    """A text scored against many others (an MT-RAG passage, against each turn of its
+    conversation): tokenized once, its characters kept for the numbering's generation."""
+
+    __slots__ = ("tokens", "_chars", "_generation")
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self._chars = ""
+        self._generation = -1
+
+    def characters(self) -> str:
+        if self._generation != _NUMBERING.generation:
+            self._chars = _characters(self.tokens)
+            self._generation = _NUMBERING.generation
+        return self._chars
+
+
+def _lcs_characters(a: str, b: str) -> int:
+    # Imported here: core loads no third-party module at import (tests/test_layering.py)
+    # and most commands never compute a ROUGE-L.
+    from rapidfuzz.distance import LCSseq
+
+    return int(LCSseq.similarity(a, b))
+
+
+# Per pair, for texts too many tokens for the shared numbering (only a hostile text):
+# each distinct token of ``a`` its own character, every other token one more (beyond
+# ``_CHARACTERS`` distinct tokens: ints, and -1).
 Numbered = tuple[dict[str, Any], str | list[int], Any]  # (token -> item, text, other)
-_CHARACTERS = 0x110000  # chr's range: only a hostile text has more distinct tokens
 
 
 def numbered(tokens: list[str]) -> Numbered:
     """Each distinct token's character, the tokens as those characters, and a character
-    none of them is, which every other token becomes: a text scored against many is
-    numbered once. Distinct characters never match, so the LCS is exact. (Beyond
-    ``_CHARACTERS`` distinct tokens: ints, and -1. Not the words themselves: rapidfuzz
-    compares a list's items by their hash, and two words of equal hash would match.)"""
+    none of them is, which every other token becomes."""
     distinct = dict.fromkeys(tokens)
     if len(distinct) < _CHARACTERS:
         chars = dict(zip(distinct, map(chr, count())))
@@ -53,14 +115,14 @@ def numbered(tokens: list[str]) -> Numbered:
 
 def lcs_length(a: list[str], b: list[str]) -> int:
     """Length of the longest common subsequence of two token lists."""
+    with _LOCK:
+        if _start(len(a) + len(b)):
+            return _lcs_characters(_characters(a), _characters(b))
     return _lcs(numbered(a), b)
 
 
 def _lcs(a: Numbered, b: list[str]) -> int:
-    """The LCS of ``numbered`` tokens ``a`` and tokens ``b``, in C (rapidfuzz's
-    bit-parallel ``LCSseq``)."""
-    # Imported here: core loads no third-party module at import (tests/test_layering.py)
-    # and most commands never compute a ROUGE-L.
+    """The LCS of ``numbered`` tokens ``a`` and tokens ``b``, in C."""
     from rapidfuzz.distance import LCSseq
 
     items, text, other = a
@@ -70,18 +132,36 @@ def _lcs(a: Numbered, b: list[str]) -> int:
 
 def rouge_l(prediction: str, target: str) -> float:
     """rouge_score's ``RougeScorer(["rougeL"]).score(target, prediction).fmeasure``."""
-    return rouge_l_numbered(tokenize(prediction), numbered(tokenize(target)))
-
-
-def rouge_l_numbered(prediction_tokens: list[str], target: Numbered) -> float:
-    """``rouge_l`` of a tokenized prediction and a ``numbered`` target's tokens (a
-    passage scored against many predictions is tokenized and numbered once)."""
-    target_length = len(target[1])
-    if not target_length or not prediction_tokens:
+    prediction_tokens, target_tokens = tokenize(prediction), tokenize(target)
+    if not target_tokens or not prediction_tokens:
         return 0.0
-    lcs = _lcs(target, prediction_tokens)
+    return f_measure(lcs_length(target_tokens, prediction_tokens), prediction_tokens, target_tokens)
+
+
+def best_rouge_l(prediction_tokens: list[str], references: list[Reference]) -> float:
+    """The largest ``rouge_l`` of a tokenized prediction against ``references``."""
+    best = 0.0
+    if not prediction_tokens:
+        return best
+    with _LOCK:
+        if _start(len(prediction_tokens) + sum(len(r.tokens) for r in references)):
+            chars = _characters(prediction_tokens)
+            for reference in references:
+                if reference.tokens:
+                    lcs = _lcs_characters(reference.characters(), chars)
+                    best = max(best, f_measure(lcs, prediction_tokens, reference.tokens))
+            return best
+    for reference in references:
+        if reference.tokens:
+            lcs = _lcs(numbered(reference.tokens), prediction_tokens)
+            best = max(best, f_measure(lcs, prediction_tokens, reference.tokens))
+    return best
+
+
+def f_measure(lcs: int, prediction_tokens: list[str], target_tokens: list[str]) -> float:
+    """rouge_score's ``_score_lcs`` F-measure from the LCS length."""
     precision = lcs / len(prediction_tokens)
-    recall = lcs / target_length
+    recall = lcs / len(target_tokens)
     if precision + recall > 0:
         return 2 * precision * recall / (precision + recall)
     return 0.0
