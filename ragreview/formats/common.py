@@ -120,7 +120,9 @@ def finish(
             yield InputError(str(path), line(draft, field), full or None, rec_err.message)
             continue
         try:
-            reviewers = tuple(_checked_reviewers(record, draft.reviewers))
+            reviewers = (
+                tuple(_checked_reviewers(record, draft.reviewers)) if draft.reviewers else ()
+            )
         except RecordError as err:
             yield InputError(str(path), line(draft), err.field, err.message)
             continue

@@ -73,8 +73,11 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
     if unsupported_keys is not None:
         if not _strings(unsupported_keys):
             return None
-        unsupported = {normalize_key(k) for k in unsupported_keys}
-        judge["supported"] = {k: normalize_key(k) not in unsupported for k, _ in response_tuple}
+        if unsupported_keys:
+            unsupported = {normalize_key(k) for k in unsupported_keys}
+            judge["supported"] = {k: normalize_key(k) not in unsupported for k, _ in response_tuple}
+        else:  # (most rows: every sentence supported)
+            judge["supported"] = {k: True for k, _ in response_tuple}
     support = row.get("sentence_support_information")
     if support is not None:
         if type(support) is not list:
