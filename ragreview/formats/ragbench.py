@@ -100,6 +100,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
 
 
 def general_draft(row: Any, line_no: int, number: int, line: str) -> Draft:
+    """Any row's draft, its record checked later by the canonical parser (``finish``)."""
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
     if not sniff(row):

@@ -98,7 +98,7 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
     data: dict[str, Any] = {"task": "trace"}
     if question is not None:
         data["question"] = question
-    for field in ("dataset_name", "generation_model_name"):  # (as ragbench.draft keeps them)
+    for field in ("dataset_name", "generation_model_name"):  # (as general_draft keeps them)
         value = row.get(field)
         if type(value) is str:
             data[field] = value
