@@ -73,10 +73,7 @@ def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
     U counted as RAGBench listed them (``*_listed``, see the module docstring); the
     adherence verdicts; and the source's stored scores the components compare with."""
     sentences = record.doc_sentences
-    # each key's length (also the set of the record's keys), built in C: per record on
-    # every import
-    keys, texts = zip(*sentences) if sentences else ((), ())
-    size = dict(zip(keys, map(len, texts)))
+    size = {k: len(text) for k, text in sentences}  # (also the set of the record's keys)
     relevant = _true(labels, "relevant", size)
     utilized = _true(labels, "utilized", size)
     both = relevant & utilized
