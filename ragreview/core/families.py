@@ -123,6 +123,7 @@ FAMILIES: list[Family] = []
 BY_NAME: dict[str, Family] = {}
 _FAMILY_OF_LABEL: dict[str, Family] = {}
 _BY_TASK: dict[str | None, Family | None] = {}
+_COMPUTED_BY_TASK: dict[str | None, list[Family]] = {}  # (metric_families)
 
 
 def register(family: Family) -> Family:
@@ -138,6 +139,7 @@ def register(family: Family) -> Family:
     FAMILIES.append(family)
     BY_NAME[family.name] = family
     _BY_TASK.clear()
+    _COMPUTED_BY_TASK.clear()
     CATALOGUE.update((spec.name, spec) for spec in family.catalogue)
     for name in family.labels():
         _FAMILY_OF_LABEL.setdefault(name, family)
@@ -149,6 +151,7 @@ def unregister(name: str) -> None:
     family = BY_NAME.pop(name)
     FAMILIES.remove(family)
     _BY_TASK.clear()
+    _COMPUTED_BY_TASK.clear()
     for spec in family.catalogue:
         CATALOGUE.pop(spec.name, None)
     _FAMILY_OF_LABEL.clear()
@@ -169,11 +172,15 @@ def task_family(task: str | None) -> Family | None:
 def metric_families(record: Record, labels: Layer) -> list[Family]:
     """The families whose metrics a record gets: its task's; a record whose task names
     no family gets every family it shows evidence of (``Family.evidence``)."""
-    computed = [f for f in FAMILIES if f.compute is not None]
-    own = [f for f in computed if f.owns_task(record.task)]
+    try:
+        own = _COMPUTED_BY_TASK[record.task]
+    except KeyError:  # (asked per record: remembered per task until a registration)
+        own = _COMPUTED_BY_TASK[record.task] = [
+            f for f in FAMILIES if f.compute is not None and f.owns_task(record.task)
+        ]
     if own:
-        return own
-    return [f for f in computed if f.has_evidence(record, labels)]
+        return list(own)
+    return [f for f in FAMILIES if f.compute is not None and f.has_evidence(record, labels)]
 
 
 def variants() -> dict[str, Variant]:

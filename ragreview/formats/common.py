@@ -44,6 +44,9 @@ class Draft:
     row: Any = None  # the parsed line ``source`` is the text of (see ImportItem.row)
     raw: bytes | None = None  # ``source`` as UTF-8 bytes, where read so (ImportItem.raw)
     line: bool = True  # ``source`` is a line of a text file (not a table's row)
+    # the ``Record``'s fields besides id and data, where the adapter built and checked
+    # them as the canonical parser would (``ragbench_plain``): ``finish`` takes them
+    parts: dict[str, Any] | None = None
 
 
 def unexpected(err: Exception) -> RecordError:
@@ -103,7 +106,10 @@ def finish(
                 found = not_utf8(shared)
                 if found is not None:
                     raise RecordError(re.sub(r"^\[\d+\]\.?", "", found[0]), found[1])
-            record = parse_record(obj)
+            if draft.parts is None:
+                record = parse_record(obj)
+            else:  # (obj holds no labels: it is the record's data as it is)
+                record = Record(id=rid, data=obj, **draft.parts)
             judge: Mapping[str, Mapping[str, Any]] = draft.judge
             if validate_labels and judge:
                 judge = check_layer(record, judge, "labels", human=False)
@@ -114,7 +120,9 @@ def finish(
             yield InputError(str(path), line(draft, field), full or None, rec_err.message)
             continue
         try:
-            reviewers = tuple(_checked_reviewers(record, draft.reviewers))
+            reviewers = (
+                tuple(_checked_reviewers(record, draft.reviewers)) if draft.reviewers else ()
+            )
         except RecordError as err:
             yield InputError(str(path), line(draft), err.field, err.message)
             continue

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.keys import normalize_key
-from ..core.labels import SUPPORT_TOKENS, effective
+from ..core.labels import effective
 from ..core.record import ImportItem, Record, Unchanged
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
@@ -34,6 +34,7 @@ from .common import (
     write_lines,
 )
 from .id_pass import leading_ids
+from .ragbench_plain import plain_draft, resolve_key, support_keys
 from .scores import record_values
 
 NAME = "ragbench"
@@ -92,6 +93,14 @@ def _key_list(row: Mapping[str, Any], name: str) -> list[str]:
 
 
 def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
+    """The row's draft: a row of the usual shape in one pass (``ragbench_plain``), any
+    other the general way (``general_draft``), which names what is wrong with it."""
+    plain = plain_draft(row, line_no, number, line)
+    return general_draft(row, line_no, number, line) if plain is None else plain
+
+
+def general_draft(row: Any, line_no: int, number: int, line: str) -> Draft:
+    """Any row's draft, its record checked later by the canonical parser (``finish``)."""
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
     if not sniff(row):
@@ -130,7 +139,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     ):
         if row.get(field) is not None:
             keys = _key_list(row, field)
-            judge[label] = {n: True for k in keys if (n := _resolve(k, doc_keys)) is not None}
+            judge[label] = {n: True for k in keys if (n := resolve_key(k, doc_keys)) is not None}
             scores[counted] = len(keys)
     if row.get("unsupported_response_sentence_keys") is not None:
         unsupported = {
@@ -139,7 +148,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
         judge["supported"] = {k: normalize_key(k) not in unsupported for k in response_keys}
     support = expect(row, "sentence_support_information", list, optional=True)
     if support:
-        judge["support_keys"] = _support_keys(support, set(response_keys), doc_keys)
+        judge["support_keys"] = support_keys(support, set(response_keys), doc_keys)
     for field in SCORE_FIELDS:
         if field in row:
             value = row[field]
@@ -157,54 +166,6 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     data["response"] = response
     data["scores"] = scores
     return Draft(line_no, number, data, judge, line, row.get("id"))
-
-
-def _resolve(key: str, known: set[str]) -> str | None:
-    if key in known:
-        return key
-    norm = normalize_key(key)
-    return norm if norm in known else None
-
-
-def _support_keys(
-    support: list[Any], response_keys: set[str], doc_keys: set[str]
-) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for i, entry in enumerate(support):
-        rkey = entry.get("response_sentence_key") if type(entry) is dict else None
-        keys = entry.get("supporting_sentence_keys") if type(entry) is dict else None
-        if keys is None:
-            keys = []
-        if type(rkey) is not str or type(keys) is not list:
-            _support_error(i, entry, rkey)
-        if rkey not in response_keys:
-            rkey = _resolve(rkey, response_keys)
-            if rkey is None:
-                continue  # the judge named a response sentence the row does not have
-        if doc_keys.issuperset(keys) and len(set(keys)) == len(keys):
-            out[rkey] = list(keys)  # the common case: plain keys of the row
-            continue
-        resolved: list[str] = []
-        for k in keys:
-            if type(k) is not str:
-                raise RecordError(
-                    f"sentence_support_information[{i}].supporting_sentence_keys",
-                    "expected a list of keys",
-                )
-            n = k if k in SUPPORT_TOKENS else _resolve(k, doc_keys)
-            if n is not None and n not in resolved:
-                resolved.append(n)
-        out[rkey] = resolved
-    return out
-
-
-def _support_error(i: int, entry: Any, rkey: Any) -> NoReturn:
-    where = f"sentence_support_information[{i}]"
-    if not isinstance(entry, dict):
-        raise RecordError(where, f"expected an object, got {kind(entry)}")
-    if not isinstance(rkey, str):
-        raise RecordError(where + ".response_sentence_key", f"expected a string, got {kind(rkey)}")
-    raise RecordError(where + ".supporting_sentence_keys", "expected a list of keys")
 
 
 # -- writing back ------------------------------------------------------------------------
@@ -234,7 +195,7 @@ def rewrite_keys(original: list[str], wanted: set[str], order: list[str]) -> lis
     known = set(order)
     kept, covered = [], set()
     for raw in original:
-        n = _resolve(raw, known)
+        n = resolve_key(raw, known)
         if n is None or n in wanted:
             kept.append(raw)
             if n is not None:
@@ -268,7 +229,7 @@ def patch(
     entries = row.get("sentence_support_information")
     described = set()
     for entry in entries or []:
-        rkey = _resolve(str(entry.get("response_sentence_key")), set(resp_order))
+        rkey = resolve_key(str(entry.get("response_sentence_key")), set(resp_order))
         if rkey is None:
             continue
         described.add(rkey)

@@ -200,16 +200,13 @@ def _norm(name: str) -> str:
     return name.lower().replace(" ", "_").replace("-", "_")
 
 
-def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> Values:
-    """The record's ``stored.*`` scores under the canonical names they correspond to.
-
-    ``stored.f1_<K>`` maps to ``longform.f1_at_k`` when K is the K in force (SAFE writes
-    ``f1_-1`` for its default K = 100).
-    """
-    settings = settings or {}
-    by_norm = {
-        _norm(k[len("stored.") :]): v for k, v in record.scores.items() if k.startswith("stored.")
-    }
+@lru_cache(maxsize=256)  # one or two sets of score names per file, on every record
+def _stored_names(names: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """For a record's score names (in order): the (canonical name, score name) pairs
+    of ``stored_pairs``, in its order, and the score names of its stored F1 scores."""
+    # normalised alias -> the last score name that normalises to it (a later one wins,
+    # as it would in a dict of the values)
+    by_norm = {_norm(k[len("stored.") :]): k for k in names if k.startswith("stored.")}
     # for each canonical name its first alias the record has: the same as trying every
     # alias in turn, without the ~30 look-ups per record
     best: dict[int, tuple[int, str]] = {}
@@ -217,18 +214,31 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
         at = _ALIAS_AT.get(alias)
         if at is not None and (at[0] not in best or at[1] < best[at[0]][0]):
             best[at[0]] = (at[1], alias)
-    out: Values = {_CANONICAL[place]: by_norm[best[place][1]] for place in sorted(best)}
+    pairs = tuple((_CANONICAL[place], by_norm[best[place][1]]) for place in sorted(best))
+    return pairs, tuple(k for alias, k in by_norm.items() if alias.startswith("f1_"))
+
+
+def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> Values:
+    """The record's ``stored.*`` scores under the canonical names they correspond to.
+
+    ``stored.f1_<K>`` maps to ``longform.f1_at_k`` when K is the K in force (SAFE writes
+    ``f1_-1`` for its default K = 100).
+    """
+    settings = settings or {}
+    scores = record.scores
+    pairs, _f1 = _stored_names(tuple(scores))
+    out: Values = {name: scores[key] for name, key in pairs}
     # ragas' annotation export keeps each sample's score as its metric's own name
     metric = record.data.get("ragas_metric")
-    if isinstance(metric, str) and f"stored.{metric}" in record.scores:
-        out["ragas.verdict"] = record.scores[f"stored.{metric}"]
+    if isinstance(metric, str) and f"stored.{metric}" in scores:
+        out["ragas.verdict"] = scores[f"stored.{metric}"]
     # DeepEval: the score of each metric recomputed from its verdicts (one without
     # verdicts is its stored score, nothing to compare)
     for entry in metric_entries(record.data):
         if isinstance(entry.get("keys"), list) and entry.get("score") is not None:
             out[f"deepeval.{entry['slug']}"] = entry["score"]
     k = int(settings.get("longform.k") or 100)
-    f1 = stored_f1_at_k({a: v for a, v in by_norm.items() if a.startswith("f1_")}, k)
+    f1 = stored_f1_at_k(stored_f1(record), k)
     if f1 is not ABSENT:
         out["longform.f1_at_k"] = f1
     return out
@@ -240,13 +250,8 @@ ABSENT: Any = object()  # no stored score, as opposed to a stored null
 def stored_f1(record: Record) -> dict[str, Any]:
     """The record's stored F1 scores at any K (``f1_64``, ``f1_at_k``, SAFE's ``f1__1``
     for its default K), by normalised name: what ``stored_f1_at_k`` picks from."""
-    out = {}
-    for key, value in record.scores.items():
-        if key.startswith("stored."):
-            alias = _norm(key[len("stored.") :])
-            if alias.startswith("f1_"):
-                out[alias] = value
-    return out
+    scores = record.scores
+    return {_norm(key[len("stored.") :]): scores[key] for key in _stored_names(tuple(scores))[1]}
 
 
 def stored_f1_at_k(f1: Mapping[str, Any], k: int) -> Any:

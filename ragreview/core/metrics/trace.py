@@ -40,18 +40,17 @@ STORED = {
 STORED_STATS = {f"trace.stored_{n[6:]}": s for n, s in STORED.items()}
 
 
-def _adherence(record: Record, labels: Layer, *, strict: bool) -> float:
-    """1.0 unless a response sentence is unsupported.
+def _adherence(record: Record, labels: Layer) -> tuple[float, float]:
+    """(adherent, all supported): 1.0 unless a response sentence is unsupported, and
+    1.0 when every one is positively supported (capped20's stricter reading).
 
     RAGBench derives adherence from ``unsupported_response_sentence_keys``: a sentence
-    without a verdict is not unsupported. ``strict`` (capped20) needs every sentence
-    positively supported.
+    without a verdict is not unsupported.
     """
     supported = labels.get("supported") or {}
-    keys = [k for k, _ in record.response]
-    if strict:
-        return 1.0 if all(supported.get(k) is True for k in keys) else 0.0
-    return 0.0 if any(supported.get(k) is False for k in keys) else 1.0
+    verdicts = [supported.get(k) for k, _ in record.response]
+    adherent = 0.0 if any(v is False for v in verdicts) else 1.0
+    return adherent, 1.0 if all(v is True for v in verdicts) else 0.0
 
 
 def _true(labels: Layer, name: str, keys: Container[str]) -> set[str]:
@@ -86,6 +85,7 @@ def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
         n_u += _extra(record, "ragbench.utilized_listed", judged_u)
     stored = {name: record.scores.get(key) for name, key in STORED_STATS.items()}
     stored["trace.stored_adherence"] = record.scores.get("stored.adherence_score")
+    adherent, all_supported = _adherence(record, labels)
     return {
         "trace.sentences": len(sentences),
         "trace.chars": sum(size.values()),
@@ -94,11 +94,11 @@ def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
         "trace.both": len(both),
         "trace.relevant_listed": n_r,
         "trace.utilized_listed": n_u,
-        "trace.relevant_chars": sum(size[k] for k in relevant),
-        "trace.utilized_chars": sum(size[k] for k in utilized),
-        "trace.both_chars": sum(size[k] for k in both),
-        "trace.adherent": _adherence(record, labels, strict=False),
-        "trace.all_supported": _adherence(record, labels, strict=True),
+        "trace.relevant_chars": sum(map(size.__getitem__, relevant)),
+        "trace.utilized_chars": sum(map(size.__getitem__, utilized)),
+        "trace.both_chars": sum(map(size.__getitem__, both)),
+        "trace.adherent": adherent,
+        "trace.all_supported": all_supported,
         **{name: None if v is None else float(v) for name, v in stored.items()},
     }
 
