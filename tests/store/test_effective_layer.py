@@ -12,7 +12,6 @@ from ragreview.store import (
     browse,
     estimate_reads,
     history,
-    importer,
     metric_reads,
     metric_stats_writes,
     metric_summary_reads,
@@ -22,16 +21,15 @@ from ragreview.store import (
 )
 from ragreview.store import records as store_records
 
-from .test_metric_writes import assert_summary_matches_scratch, longform_item, trace_item
+from .test_metric_writes import (
+    assert_summary_matches_scratch,
+    with_mixed_records,
+)
 
 
 @pytest.fixture
 def db(tmp_path):
-    database = open_database(tmp_path / "e.ragreview.db")
-    items = [trace_item(i, i % 5, stored_relevance=0.25 if i < 4 else None) for i in range(12)]
-    items += [longform_item(i, lab) for i, lab in enumerate([["S", "NS"], ["S"], [], ["IR"]])]
-    importer.import_records(database, "ds", "ragreview", None, items)
-    return database
+    return with_mixed_records(open_database(tmp_path / "e.ragreview.db"))
 
 
 def rowid(db, rid: str) -> int:

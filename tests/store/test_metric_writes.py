@@ -52,13 +52,18 @@ def longform_item(i: int, labels: list[str]) -> ImportItem:
     return ImportItem(100 + i, record, judge)
 
 
-@pytest.fixture
-def db(tmp_path):
-    database = open_database(tmp_path / "m.ragreview.db")
+def with_mixed_records(database):
+    """``database`` with dataset ``ds``: 12 TRACe records (4 with stored scores) and 4
+    long-form ones, judge labels only."""
     items = [trace_item(i, i % 5, stored_relevance=0.25 if i < 4 else None) for i in range(12)]
     items += [longform_item(i, lab) for i, lab in enumerate([["S", "NS"], ["S"], [], ["IR"]])]
     importer.import_records(database, "ds", "ragreview", None, items)
     return database
+
+
+@pytest.fixture
+def db(tmp_path):
+    return with_mixed_records(open_database(tmp_path / "m.ragreview.db"))
 
 
 def scratch(db, dataset="ds"):
