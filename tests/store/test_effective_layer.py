@@ -23,6 +23,7 @@ from ragreview.store import records as store_records
 
 from .test_metric_writes import (
     assert_summary_matches_scratch,
+    assert_sums_equal_a_rebuild,
     with_mixed_records,
 )
 
@@ -145,12 +146,7 @@ def test_an_older_builds_rows_keep_the_sums_exact_as_labels_come_and_go(db, stat
     history.set_label(db, t1, "utilized", "0b", None, "ann")
     assert_summary_matches_scratch(db)
     assert t1 not in effective_stored(db)  # (its rows were rewritten without them)
-    incremental = metric_summary_reads.dataset_summary(db, "ds")
-    with db.conn:
-        metric_writes.rebuild_totals(db, "ds")
-    rebuilt = metric_summary_reads.dataset_summary(db, "ds")
-    for layer in ("judge", "effective"):
-        assert incremental[layer] == pytest.approx(rebuilt[layer], abs=1e-12)
+    assert_sums_equal_a_rebuild(db)
 
 
 def totals(db, names) -> list[tuple]:
