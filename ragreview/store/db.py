@@ -329,7 +329,7 @@ def _sync_directory(folder: Path) -> None:
 
 
 def memory_database() -> Database:
-    db = Database(sqlite3.connect(":memory:"))
+    db = Database(_functions(sqlite3.connect(":memory:")))
     MIGRATIONS.apply(db)
     metric_stats_writes.extend(db.conn)
     return db

@@ -8,7 +8,8 @@ import pytest
 
 from ragreview.core.errors import RagreviewError
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import history, importer, memory_database, open_database
+from ragreview.core.where import Condition
+from ragreview.store import browse, history, importer, memory_database, open_database
 from ragreview.store import records as store_records
 from ragreview.store.migrations import MIGRATIONS
 
@@ -48,6 +49,18 @@ def test_open_database_migrates_and_sets_durable_pragmas(tmp_path) -> None:
 def test_migrations_apply_on_memory_database() -> None:
     db = memory_database()
     assert "events" in db.table_names() and not MIGRATIONS.pending(db)
+
+
+def test_field_filters_read_sources_on_a_memory_database() -> None:
+    # a `field=value` filter reads sources through ragreview_source(), which every
+    # connection the store makes registers, the in-memory one too
+    db = memory_database()
+    sources = ['{"id": "r1", "model": "a"}', '{"id": "r2", "model": "b"}']
+    items = [item(i, f"r{i + 1}", source=src) for i, src in enumerate(sources)]
+    importer.import_records(db, "ds", "ragreview", None, items)
+    wanted = browse.ListFilter(where=(Condition("model", "b"),))
+    rowids = browse.rowids(db, "ds", wanted)
+    assert [store_records.get(db, r).id for r in rowids] == ["r2"]
 
 
 def test_import_inserts_records_and_judge_labels(db) -> None:
