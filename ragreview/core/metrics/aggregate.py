@@ -226,7 +226,7 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
     """
     settings = settings or {}
     scores = record.scores
-    pairs, _f1 = _stored_names(tuple(scores))
+    pairs, f1_keys = _stored_names(tuple(scores))
     out: Values = {name: scores[key] for name, key in pairs}
     # ragas' annotation export keeps each sample's score as its metric's own name
     metric = record.data.get("ragas_metric")
@@ -238,7 +238,7 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
         if isinstance(entry.get("keys"), list) and entry.get("score") is not None:
             out[f"deepeval.{entry['slug']}"] = entry["score"]
     k = int(settings.get("longform.k") or 100)
-    f1 = stored_f1_at_k(stored_f1(record), k)
+    f1 = stored_f1_at_k(_f1_scores(scores, f1_keys), k)
     if f1 is not ABSENT:
         out["longform.f1_at_k"] = f1
     return out
@@ -251,7 +251,12 @@ def stored_f1(record: Record) -> dict[str, Any]:
     """The record's stored F1 scores at any K (``f1_64``, ``f1_at_k``, SAFE's ``f1__1``
     for its default K), by normalised name: what ``stored_f1_at_k`` picks from."""
     scores = record.scores
-    return {_norm(key[len("stored.") :]): scores[key] for key in _stored_names(tuple(scores))[1]}
+    return _f1_scores(scores, _stored_names(tuple(scores))[1])
+
+
+def _f1_scores(scores: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """``stored_f1`` from the F1 score names ``_stored_names`` found."""
+    return {_norm(key[len("stored.") :]): scores[key] for key in keys}
 
 
 def stored_f1_at_k(f1: Mapping[str, Any], k: int) -> Any:
