@@ -237,6 +237,9 @@ class SentenceList(VerticalScroll, can_focus=False):
             row.add_class("-cursor")
         row.set_column(column)
         self.cursor = index
+        # a move made before the opening's reveal ran (a quick key, or a key that opens a
+        # record and moves to an item in it) must not be scrolled away by that reveal
+        self.reveal = False
         if scroll:
             self._scroll_to_cursor()
 
