@@ -10,7 +10,7 @@ from collections.abc import Callable
 from ragreview.tui.widgets.record_list import HEAD
 
 from ..cli.agreement_helpers import trace_record
-from .conftest import make_app, opened, text_of, write_records
+from .conftest import make_app, opened, settled, text_of, write_records
 
 
 async def test_whole_list_arrives_after_the_head_in_list_order(tmp_path) -> None:
@@ -149,3 +149,76 @@ async def test_a_metric_leaving_the_compact_panel_keeps_its_height_until_the_nex
         await pilot.press("n")  # the next record: the panel fits what it shows
         await pilot.pause()
         assert box.outer_size.height == 3
+
+
+def long_record(rid: str, sentences: int = 40) -> dict:
+    """A record with more rows than a 80 × 24 screen shows (a RAGBench record has ~44)."""
+    keys = [f"0{chr(97 + i % 26)}{i // 26 or ''}" for i in range(sentences)]
+    return {
+        "id": rid,
+        "task": "trace",
+        "question": "q?",
+        "documents": [{"sentences": [[k, f"sentence {k}."] for k in keys]}],
+        "response": [["a", "answer one."], ["b", "answer two."]],
+        "labels": {"judge": {"relevant": {keys[0]: True}, "supported": {"a": True}}},
+    }
+
+
+async def test_rows_below_the_first_screen_are_mounted_after_the_first_frame(tmp_path):
+    """The first frame styles and measures only the rows that can show on it (issue 27:
+    drawing a record's ~44 rows cost more than the app's imports); the rest follows,
+    in item order, with every row there once the app is idle."""
+    path = write_records(tmp_path, [long_record("long")])
+    app = make_app(opened(path))
+    at_first_frame: list[int] = []
+    display = app._display
+
+    def first_frame(screen, renderable) -> None:
+        display(screen, renderable)
+        rows = getattr(app.screen, "sentences", None) and app.screen.sentences.rows
+        if renderable is not None and rows and rows[0].is_mounted and not at_first_frame:
+            at_first_frame.append(sum(row.is_mounted for row in rows))
+
+    app._display = first_frame  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        sentences = app.screen.sentences
+        assert await settled(pilot, lambda: all(row.is_mounted for row in sentences.rows))
+        assert 0 < at_first_frame[0] < len(sentences.rows) == 42
+        shown = [child for child in sentences.children if child in sentences.rows]
+        assert shown == sentences.rows  # in item order, below what came first
+
+
+def in_view(sentences, row) -> bool:
+    """Whether ``row`` is laid out and wholly inside the list's view."""
+    region, top = row.virtual_region, sentences.scroll_y
+    return region.height > 0 and top <= region.y and region.bottom <= top + sentences.size.height
+
+
+async def test_a_key_before_the_held_back_rows_arrive_reaches_them(tmp_path):
+    """End, a cursor move and PageDown right after a record opens (before the rows below
+    its first screen are mounted) act on those rows and scroll to them."""
+    path = write_records(tmp_path, [long_record("long")])
+    app = make_app(opened(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        sentences = screen.sentences
+        last = len(sentences.items) - 1
+
+        screen.open_record(screen.review.rowid)  # the rest is held back again
+        assert not sentences.rows[-1].is_mounted
+        sentences.edge(end=True)
+        assert await settled(pilot, lambda: in_view(sentences, sentences.rows[-1]))
+        assert sentences.cursor == last and sentences.scroll_y == sentences.max_scroll_y > 0
+
+        screen.open_record(screen.review.rowid)
+        sentences.move_to(last - 1)
+        assert await settled(pilot, lambda: in_view(sentences, sentences.rows[last - 1]))
+        assert sentences.cursor == last - 1 and sentences.rows[last - 1].has_class("-cursor")
+
+        screen.open_record(screen.review.rowid)
+        assert await settled(pilot, lambda: sentences.scroll_y == 0)
+        screen.open_record(screen.review.rowid)
+        sentences.page(1)  # the cursor follows to the first item in view
+        assert await settled(pilot, lambda: sentences.cursor > 0 and sentences.scroll_y > 0)
+        assert await settled(pilot, lambda: in_view(sentences, sentences.row))

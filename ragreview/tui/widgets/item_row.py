@@ -188,12 +188,15 @@ class ItemRow(Widget):
             "-disagree": any(m.disagrees for m in self._all_marks()),
         }
         # One style update per change: restyling a row costs milliseconds, once per class.
+        # A row not mounted yet is not restyled: mounting styles it (and a detached row
+        # would be styled in full, without the cache its mounted siblings share).
         add = [c for c, on in state.items() if on and not self.has_class(c)]
         remove = [c for c, on in state.items() if not on and self.has_class(c)]
+        attached = self.is_attached
         if remove:
-            self.remove_class(*remove, update=not add)
+            self.remove_class(*remove, update=attached and not add)
         if add:
-            self.add_class(*add)
+            self.add_class(*add, update=attached)
 
     def _all_marks(self) -> list[Mark]:
         return self.marks + [m for marks in self.cell_marks for m in marks]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -68,6 +69,9 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.unfold_turns = False  # earlier conversation turns: one line each until `o`
         self.turns: list[TurnRow] = []
         self.row_styles = RowStyles()  # the rows' part styles, shared by all rows
+        # the open record's widgets below its first screenful, mounted after the first
+        # frame (``show``)
+        self._rest: list[Widget] = []
 
     def notify_style_update(self) -> None:
         # the theme or CSS changed (every node is restyled, this list before its rows)
@@ -136,14 +140,51 @@ class SentenceList(VerticalScroll, can_focus=False):
         self.cursor = min(cursor, max(0, len(self.items) - 1))
         if self.rows:
             row, column = self._place[self.cursor]
-            row.add_class("-cursor")
+            row.add_class("-cursor", update=False)  # (styled when mounted)
             row.column = column
         self.remove_children()
-        self.mount_all(widgets)
+        # A RAGBench record has ~44 rows and ~15 fit on the screen: each mounted row is
+        # styled and measured before the frame is drawn, so the rows below the first
+        # screenful are mounted after it (issue 27). Every row exists from here on, so
+        # the cursor, marks and keys work on all of them; a key that moves or scrolls
+        # mounts the rest first (``_mount_rest``).
+        shown = self._first_screenful(widgets)
+        self._rest = widgets[shown:]
+        self.mount_all(widgets[:shown])
         self.scroll_home(animate=False)
         # a cursor on an item no key labels (an MT-RAG response) need not be revealed
         self.reveal = bool(self.rows) and review.labelled(self.items[self.cursor])
         self.call_after_refresh(self._reveal_cursor_from_top)
+        if self._rest:
+            self.call_after_refresh(self._mount_rest)
+
+    def _first_screenful(self, widgets: list[Widget]) -> int:
+        """How many of ``widgets`` can show before the first scroll: those up to the
+        cursor's row and a screen's height of lines below it. Heights are counted low
+        (a shown widget takes a line, a row its text's width over the list's, each
+        line of which wraps to at least that) and, before the first layout, the screen's
+        size stands for the list's: more rows are mounted first than fit, never fewer."""
+        width = max(1, self.size.width or self.app.size.width)
+        height = self.size.height or self.app.size.height
+        start = widgets.index(self._place[self.cursor][0]) if self.rows else 0
+        lines = 0
+        for i in range(start, len(widgets)):
+            widget = widgets[i]
+            if isinstance(widget, ItemRow):
+                lines += -(-cell_len(widget.item.text) // width) or 1
+            elif widget.display:
+                lines += 1
+            if lines > height:
+                return i + 1
+        return len(widgets)
+
+    def _mount_rest(self) -> bool:
+        """Mount the rows held back at opening (after the first frame, or before a key
+        moves the cursor or scrolls); False if there were none."""
+        rest, self._rest = self._rest, []
+        if rest:
+            self.mount_all(rest)
+        return bool(rest)
 
     def _item_widgets(self, review: Review, start: int, stop: int) -> list[Widget]:
         """Rows of items ``start``..``stop`` under their section headings."""
@@ -175,7 +216,8 @@ class SentenceList(VerticalScroll, can_focus=False):
         turn = line.turn
         folded = not self.unfold_turns
         text = " ".join(turn.text.split()) if folded else turn.text
-        line.set_class(folded, "-folded")  # one line, cut with … (app.tcss)
+        # one line, cut with … (app.tcss); a row not yet mounted is styled when it is
+        line.set_class(folded, "-folded", update=line.is_attached)
         line.update(_labelled(f"{turn.speaker}: ", text))
 
     def toggle_turns(self) -> bool:
@@ -229,6 +271,7 @@ class SentenceList(VerticalScroll, can_focus=False):
         if not self.items:
             return
         index = max(0, min(index, len(self.items) - 1))
+        flushed = self._mount_rest()  # a key before the rows below the first screen came
         old = self._place[self.cursor][0]
         row, column = self._place[index]
         if old is not row:
@@ -240,7 +283,9 @@ class SentenceList(VerticalScroll, can_focus=False):
         # a move made before the opening's reveal ran (a quick key, or a key that opens a
         # record and moves to an item in it) must not be scrolled away by that reveal
         self.reveal = False
-        if scroll:
+        if scroll and flushed:
+            self.call_after_refresh(self._scroll_to_cursor)  # once the rows are laid out
+        elif scroll:
             self._scroll_to_cursor()
 
     def step(self, delta: int) -> None:
@@ -273,6 +318,7 @@ class SentenceList(VerticalScroll, can_focus=False):
 
     def edge(self, end: bool) -> None:
         """Home / End: the top (id, question, conversation) or bottom of the record."""
+        self._mount_rest()  # (both scrolls below wait for the next refresh)
         if self.items:
             self.move_to(len(self.items) - 1 if end else 0, scroll=False)
         if end:
@@ -282,6 +328,9 @@ class SentenceList(VerticalScroll, can_focus=False):
 
     def page(self, pages: int) -> None:
         """Scroll a page; the cursor follows to the first item in view."""
+        if self._mount_rest():  # a key before the rows below the first screen came
+            self.call_after_refresh(self.page, pages)
+            return
         height = max(1, self.scrollable_content_region.height - 1)
         target = max(0, min(self.max_scroll_y, self.scroll_y + pages * height))
         self.scroll_to(y=target, animate=False)
