@@ -46,6 +46,7 @@ ON_FIRST_CHANGE = (
 NOT_IN_A_COMMAND = (
     "secrets",  # a new DB's temporary name only
     "shutil",  # a full disk's message only
+    "string",  # (MT-RAG's punctuation is spelled out; Textual imports it)
     "textual",
     "ragreview.tui",
 )
