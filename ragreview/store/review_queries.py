@@ -120,7 +120,7 @@ def with_gold_metadata(
     (``gold_metadata``), written by the native writer like any other field."""
     for stored in items:
         data = {**stored.record.data, "review": gold_metadata(stored, settings)}
-        yield replace(stored, data=dumps(data))
+        yield replace(stored, stored_data=dumps(data))
 
 
 # -- samples --------------------------------------------------------------------------

@@ -247,3 +247,31 @@ def test_every_real_line_fixture_exports_byte_for_byte(tmp_path, path) -> None:
     out = tmp_path / "out.jsonl"
     assert run("export", db_path, "--out", out).exit_code == 0
     assert out.read_bytes() == path.read_bytes()
+
+
+def test_an_export_reads_a_record_s_data_only_with_its_page_when_asked(tmp_path) -> None:
+    """``iterate(sources=True)`` (an export) leaves the canonical data unread: a page of
+    records written back from their source alone reads none, and the first record that
+    asks (a reviewed one, to be patched) reads its page's, giving what ``get`` gives."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _rows()), encoding="utf-8")
+    db_path = tmp_path / "rows.db"
+    assert run("import", path, "--db", db_path).exit_code == 0
+    db = open_database(db_path)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    paged = list(store_records.iterate(db, "rows", batch=2, sources=True))
+
+    def data_reads() -> int:
+        return len([s for s in statements if s.startswith("SELECT rowid, data FROM")])
+
+    assert len(paged) == 4 and data_reads() == 0
+    assert [r.source for r in paged] == path.read_text(encoding="utf-8").splitlines()
+    last = paged[-1]
+    assert last.data == store_records.get(db, last.rowid).data  # read with its page
+    assert last.record == store_records.get(db, last.rowid).record
+    assert data_reads() == 1
+    assert paged[-2].record.id == store_records.get(db, paged[-2].rowid).record.id
+    assert data_reads() == 1  # (the same page)
+    assert paged[0].data == store_records.get(db, paged[0].rowid).data
+    assert data_reads() == 2
