@@ -424,11 +424,12 @@ class Review:
     def metric_counts(self) -> frozenset[str]:
         return frozenset(c for f in self.families for c in f.counts)
 
-    def numbers(self, *, metrics: bool = True) -> Numbers:
+    def numbers(self, *, metrics: bool = True, estimates: bool = True) -> Numbers:
         """What the screen shows after a change, each read once (``metrics``: the
-        open record's and the dataset's metric values too)."""
+        open record's and the dataset's metric values too; ``estimates``: the review
+        draw's corrected estimates)."""
         rowid = self.stored.rowid if self.stored is not None else None
-        return self._numbers.read(rowid, metrics=metrics)
+        return self._numbers.read(rowid, metrics=metrics, estimates=estimates)
 
     def variant(self) -> str:
         """The settings the open record's families read (``trace=ragbench``)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..services import estimates
+from ..services import estimates as estimate_blocks
 from ..store import browse, metric_reads, metric_summary_reads
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
@@ -38,9 +38,11 @@ class NumberReader:
         self.db, self.dataset, self.settings = db, dataset, settings
         self._total: int | None = None
 
-    def read(self, rowid: int | None, *, metrics: bool) -> Numbers:
+    def read(self, rowid: int | None, *, metrics: bool, estimates: bool = True) -> Numbers:
         """With ``metrics``, the record ``rowid``'s and the dataset's metric values too
-        (the dataset summary's reviewed count serves the estimate and the header)."""
+        (the dataset summary's reviewed count serves the estimate and the header).
+        Without ``estimates``, the block says no draw (the first screen reads the draw
+        after its first frame: its members' statuses and values)."""
         db, dataset = self.db, self.dataset
         record = summary = None
         if metrics:
@@ -52,7 +54,13 @@ class NumberReader:
                 record = metric_reads.record_values(db, rowid)
         else:
             reviewed = browse.reviewed_count(db, dataset)
-        block = estimates.estimate_block(db, dataset, self.settings, reviewed, records=self.total())
+        block = (
+            estimate_blocks.estimate_block(
+                db, dataset, self.settings, reviewed, records=self.total()
+            )
+            if estimates
+            else {"draw": None, "metrics": {}, "warnings": []}
+        )
         return Numbers(reviewed, self.total(), block, record, summary)
 
     def total(self) -> int:

@@ -61,3 +61,36 @@ async def test_queue_key_draws_and_lists_the_draw_in_order(tmp_path):
         await pilot.pause()
         assert review_draws.latest(o.db, o.dataset).id == drawn.id
         assert list(records.ids) == [m.record for m in drawn.members]
+
+
+async def test_the_draw_s_estimate_comes_right_after_the_first_frame(tmp_path):
+    """Opening the review screen reads the latest draw's estimate (its members'
+    statuses and values) after the first frame, not before it (issue 27); the panel
+    and the header's stopping rule show it once the app is idle."""
+    from ragreview.services import queue_draws
+
+    from .conftest import settled
+
+    o = opened(write_records(tmp_path, [trace(i) for i in range(12)]))
+    metric_writes.put_setting(o.db, o.dataset, "estimate.target_halfwidth", 0.05)
+    queue_draws.draw(o.db, o.dataset, "impact", 6, 3)
+    app = make_app(o)
+    statements: list[str] = []
+    o.db.conn.set_trace_callback(statements.append)
+    at_first_frame: list[int] = []
+    display = app._display
+
+    def first_frame(screen, renderable) -> None:
+        display(screen, renderable)
+        rows = getattr(app.screen, "sentences", None) and app.screen.sentences.rows
+        if renderable is not None and rows and rows[0].is_mounted and not at_first_frame:
+            at_first_frame.append(len(statements))
+
+    app._display = first_frame  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        panel = app.screen.query_one(MetricsPanel)
+        assert await settled(pilot, lambda: bool(panel.values.get("estimate")))
+        assert not [s for s in statements[: at_first_frame[0]] if "review_draw" in s]
+        assert [s for s in statements if "review_draw" in s]
+        header = app.screen.query_one(ReviewHeader)
+        assert "±0.05: no estimate yet" in header._shown[5]

@@ -56,6 +56,7 @@ class RecordScreen(ReviewJobs):
         # the other reviewers of a served DB: their leases and commits
         self.others = others or OtherReviewers(review)
         self.verdict_cursor: str | None = None  # the verdict ⌫ reverts: the last one set
+        self._estimates = True  # read the review draw's estimate with the numbers
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -100,7 +101,12 @@ class RecordScreen(ReviewJobs):
         if first is None and self.records.ids:
             first = self.records.ids[0]
         if first is not None:
+            # The review draw's estimate (its members' statuses and values: ~14 ms cold
+            # at 300,000) comes right after the first frame, like the list's rest.
+            self._estimates = False
             self.open_record(first)
+            self._estimates = True
+            self.call_after_refresh(self.refresh_record)
         else:
             self.refresh_header()
         self.call_after_refresh(self._load_whole_list)
@@ -166,7 +172,7 @@ class RecordScreen(ReviewJobs):
             rubric.letters() if rubric.names and not hidden else None,
             active=self.verdict_cursor,
         )
-        numbers = self.review.numbers(metrics=not rubric.names)
+        numbers = self.review.numbers(metrics=not rubric.names, estimates=self._estimates)
         if rubric.names:  # declared human metrics: the annotators' aggregate → yours
             record, dataset, single = rubric.panel(human)
             counts = frozenset(rubric_panel.PREFIX + n for n in rubric.names) | single
