@@ -310,10 +310,12 @@ def write_lines(
             lines.append(dumps_source(row, compact=is_compact(source)).encode())
         count += 1
         if len(lines) == LINES_PER_WRITE:
-            write(b"\n".join(lines) + b"\n")
+            lines.append(b"")  # (the last line's break, without copying the joined lines)
+            write(b"\n".join(lines))
             lines.clear()
     if lines:
-        write(b"\n".join(lines) + b"\n")
+        lines.append(b"")
+        write(b"\n".join(lines))
     return count
 
 
