@@ -46,8 +46,10 @@ class Reviewed:
     blind: Layer | None = None
 
     @property
-    def effective(self) -> dict[str, dict[str, Any]]:
-        return effective(self.judge, self.human)
+    def effective(self) -> Layer:
+        """The reviewed labels: human overrides on the judge's (the judge layer itself,
+        not a copy, where the record has none)."""
+        return effective(self.judge, self.human) if self.human else self.judge
 
 
 @dataclass

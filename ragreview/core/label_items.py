@@ -157,26 +157,48 @@ def count_pairs(
             return 0
         candidates = keys.candidates()
         for target in keys.unique(label.target):
-            if target in judged and target in given:
-                j = candidates.intersection(judged[target])
-                h = candidates.intersection(given[target])
-                shared = len(j & h)
-                cells = (
-                    ((True, True), shared),
-                    ((True, False), len(j) - shared),
-                    ((False, True), len(h) - shared),
-                    ((False, False), len(candidates) - len(j | h)),
-                )
-                for pair, k in cells:
-                    if k:
-                        counts[pair] = counts.get(pair, 0) + k
-            elif target in given:
+            if target not in given:
+                continue
+            if target not in judged:
                 missing += len(candidates)
+                continue
+            cited, told = judged[target], given[target]
+            by_judge = candidates.intersection(cited)
+            # (the reviewer kept the judge's list, as on most reviewed records)
+            same = told is cited or told == cited
+            by_human = by_judge if same else candidates.intersection(told)
+            shared = len(by_judge & by_human)
+            cells = (
+                ((True, True), shared),
+                ((True, False), len(by_judge) - shared),
+                ((False, True), len(by_human) - shared),
+                ((False, False), len(candidates) - len(by_judge | by_human)),
+            )
+            for pair, k in cells:
+                if k:
+                    counts[pair] = counts.get(pair, 0) + k
         return missing
     default = label.default
+    if default is None and not given:  # an item needs a value on both sides
+        return 0
+    if default is None and not is_multiclass(name):
+        # items the human side gives, in its order: a two-valued label's counts do not
+        # depend on the order its pairs came in (only a matrix's rows and columns do)
+        unique = keys.unique(label.target)
+        for target, h in given.items():
+            if h is None or target not in unique:
+                continue
+            j = judged.get(target)
+            if j is None:
+                missing += 1
+            else:
+                try:
+                    counts[(j, h)] = counts.get((j, h), 0) + 1
+                except TypeError:  # a list value (malformed layer): count it as a tuple
+                    as_tuples = (hashable(j), hashable(h))
+                    counts[as_tuples] = counts.get(as_tuples, 0) + 1
+        return missing
     if default is None or is_multiclass(name):  # every item, in the record's order
-        if default is None and not given:  # an item needs a value on both sides
-            return 0
         for target in keys.unique(label.target):
             j, h = judged.get(target, default), given.get(target, default)
             if j is None:
@@ -190,7 +212,8 @@ def count_pairs(
         return missing
     unique = keys.unique(label.target)
     named = [t for t in judged if t in unique]
-    named += [t for t in given if t in unique and t not in judged]
+    if given is not judged:  # (the effective layer of a record without overrides is its judge's)
+        named += [t for t in given if t in unique and t not in judged]
     for target in named:
         j, h = judged.get(target, default), given.get(target, default)
         if j is None:

@@ -5,9 +5,10 @@ main report's per-label statistics (binary view, judge = prediction)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports click's whole CLI machinery: not at run time
+    import sqlite_utils
 
 from ..core import label_items
 from ..core.agreement import binary_stats_of_counts
