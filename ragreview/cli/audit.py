@@ -28,11 +28,11 @@ def build_report(
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
     # the stored metric rows, exactly what `metrics --per-record` shows
-    per_record = review_queries.reviewed_metrics(db, dataset, only)
+    points = review_queries.reviewed_metric_pairs(db, dataset, only)
     settings = store_settings.get_all(db, dataset)
     # the records stream past a page at a time: the report keeps counts, not records
     reviewed = review_queries.iter_reviewed(db, dataset, only)
-    report = agreement_report.build(reviewed, per_record, seed=seed, resamples=resamples)
+    report = agreement_report.build(reviewed, points, seed=seed, resamples=resamples)
     report["dataset"] = dataset
     report["variant"] = settings
     if sample is not None:
@@ -58,7 +58,7 @@ def build_report(
 
     # the judge against its own repeats (`judge --repeat`), beside judge vs reviewer
     selfs = run_compare.self_agreement(
-        db, dataset, run_layers.runs(db, dataset), seed=seed, resamples=resamples
+        db, dataset, run_layers.run_params(db, dataset), seed=seed, resamples=resamples
     )
     for block in selfs:
         for name, stats in block["labels"].items():
@@ -87,7 +87,6 @@ def build_report(
         report["reviewer_vs_annotators"] = reviewer_layers.reviewer_vs_annotators(db, dataset)
     # the corrected headline numbers from the latest review draw (docs/estimate.md)
     report["estimate"] = estimates.dataset_estimates(db, dataset)
-    points = agreement_report.metric_pairs(per_record)
     return report, points
 
 

@@ -1,8 +1,9 @@
 """Agreement statistics (docs/agreement.md): judge vs human and human vs human.
 
 Pure functions over plain values, standard library only except the bootstrap, which
-draws its resamples with numpy (imported when first needed; the pure-Python draw was
-most of the time of ``agreement`` on a few thousand records). The judge is always the *prediction*
+draws its resamples with numpy, and Spearman's ranks, which numpy sorts (imported when
+first needed; the pure-Python draw and sort were most of the time of ``agreement`` on
+thousands of records; the ranks are the same floats). The judge is always the *prediction*
 and the human the *truth*, so "precision" is the share of the judge's positives the
 human kept, and "recall" (= TPR) the share of the human's positives the judge found.
 Every statistic returns ``None`` where it is undefined (a zero denominator) rather
@@ -15,10 +16,14 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter, mul, sub
 from typing import Any
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
+
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -201,32 +206,44 @@ def mean(values: Sequence[float]) -> float | None:
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Pearson's r; None with fewer than two points or a constant series."""
+    """Pearson's r; None with fewer than two points or a constant series.
+
+    (The sums run over ``map`` rather than generator expressions: the same float
+    operations in the same order, so the same result, without a Python frame per
+    point. The squares stay Python's ``** 2``, which is not always ``d * d``.)"""
     n = len(x)
     if n < 2:
         return None
     mx, my = math.fsum(x) / n, math.fsum(y) / n
-    sxy = math.fsum((a - mx) * (b - my) for a, b in zip(x, y))
-    sxx = math.fsum((a - mx) ** 2 for a in x)
-    syy = math.fsum((b - my) ** 2 for b in y)
+    dx, dy = list(map(sub, x, repeat(mx))), list(map(sub, y, repeat(my)))  # a - mx, b - my
+    sxy = math.fsum(map(mul, dx, dy))
+    sxx = math.fsum(map(pow, dx, repeat(2)))  # (a - mx) ** 2
+    syy = math.fsum(map(pow, dy, repeat(2)))
     if sxx == 0 or syy == 0:
         return None
     return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
 
 
 def average_ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, ties sharing the average of the ranks they span."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
+    """1-based ranks, ties sharing the average of the ranks they span.
+
+    numpy's stable sort orders the values as Python's ``sorted`` does (ties in their
+    given order) and a run of equal neighbours is a tie; rank (i + j) / 2 + 1 for the
+    run from i to j, computed in the same float arithmetic. (The values are read as
+    float64: an integer beyond 2**53 would lose its last digits.)"""
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.float64)
+    n = len(v)
+    if n == 0:
+        return []
+    order = np.argsort(v, kind="stable")
+    ordered = v[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], n) - 1
+    ranks = np.empty(n, dtype=np.float64)
+    ranks[order] = np.repeat((starts + ends) / 2 + 1, ends - starts + 1)
+    return ranks.tolist()
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -237,7 +254,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 def rmse(x: Sequence[float], y: Sequence[float]) -> float | None:
     if not x:
         return None
-    return math.sqrt(math.fsum((a - b) ** 2 for a, b in zip(x, y)) / len(x))
+    return math.sqrt(math.fsum(map(pow, map(sub, x, y), repeat(2))) / len(x))
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -321,9 +338,11 @@ def metrics_stats(
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, dict[str, Any]]:
     """``metric_stats`` of each metric, their bootstraps drawn together (``bootstrap_cis``)."""
-    judges = {name: [float(j) for j, _ in pairs] for name, pairs in pairs_by_metric.items()}
-    reviews = {name: [float(e) for _, e in pairs] for name, pairs in pairs_by_metric.items()}
-    diffs = [[j - e for j, e in zip(judges[n], reviews[n])] for n in pairs_by_metric]
+    judges = {name: list(map(float, map(_first, pairs))) for name, pairs in pairs_by_metric.items()}
+    reviews = {
+        name: list(map(float, map(_second, pairs))) for name, pairs in pairs_by_metric.items()
+    }
+    diffs = [list(map(sub, judges[n], reviews[n])) for n in pairs_by_metric]  # j - e
     cis = bootstrap_cis(diffs, seed, resamples)
     out = {}
     for name, ci in zip(pairs_by_metric, cis):

@@ -28,6 +28,7 @@ from .agreement import (
 from .families import task_family
 from .labels import CATALOGUE, Layer, effective
 from .record import Record
+from .record_targets import RecordTargets
 
 MIN_LABEL_ITEMS = 30  # below this a κ or a rate moves a lot with one item
 MIN_METRIC_RECORDS = 20
@@ -35,16 +36,20 @@ MIN_METRIC_RECORDS = 20
 
 @dataclass(frozen=True)
 class Reviewed:
-    """One reviewed record with its label layers (``blind`` None: no blind pass)."""
+    """One reviewed record with its label layers (``blind`` None: no blind pass).
+    ``record``: the record, or only its label targets (``RecordTargets``, which is all
+    the label counts read)."""
 
-    record: Record
+    record: Record | RecordTargets
     judge: Layer
     human: Layer
     blind: Layer | None = None
 
     @property
-    def effective(self) -> dict[str, dict[str, Any]]:
-        return effective(self.judge, self.human)
+    def effective(self) -> Layer:
+        """The reviewed labels: human overrides on the judge's (the judge layer itself,
+        not a copy, where the record has none)."""
+        return effective(self.judge, self.human) if self.human else self.judge
 
 
 @dataclass
@@ -58,26 +63,19 @@ class LabelTally:
     pairs: dict[str, dict[tuple[Any, Any], int]] = field(default_factory=dict)
     unpaired: dict[str, int] = field(default_factory=dict)
 
-    def add(self, record: Record, judge: Layer, human: Layer) -> None:
-        targets: dict[str, tuple[str, ...]] = {}  # per target kind, read once per record
+    def add(self, record: Record | RecordTargets, judge: Layer, human: Layer) -> None:
+        keys = label_items.RecordKeys(record)  # each target kind read once per record
         # label_items.applies for every name at once: the record's family and those of
         # the labels either layer carries
         own = task_family(record.task)
         families = {own.name if own else None}
         families.update(CATALOGUE[n].family for layer in (judge, human) for n in layer
                         if n in CATALOGUE)  # fmt: skip
-        for name in CATALOGUE:
-            if (
-                name not in human
-                if self.human_names_only
-                else CATALOGUE[name].family not in families
-            ):
+        for name, label in CATALOGUE.items():
+            if name not in human if self.human_names_only else label.family not in families:
                 continue
-            kind = CATALOGUE[name].target
-            if kind not in targets:
-                targets[kind] = record.targets(kind)
             counts = self.pairs.setdefault(name, {})
-            missing = label_items.count_pairs(record, judge, human, name, counts, targets[kind])
+            missing = label_items.count_pairs(record, judge, human, name, counts, keys)
             if missing:
                 self.unpaired[name] = self.unpaired.get(name, 0) + missing
 
@@ -149,17 +147,17 @@ def metric_pairs(
 
 def build(
     reviewed: Iterable[Reviewed],
-    per_record: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = None,
+    pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]] | None = None,
     *,
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, Any]:
     """The full report (docs/agreement.md: ``labels`` and ``metrics`` plus extra sections).
 
-    ``per_record`` holds each reviewed record's ``(judge, reviewed)`` metric values, in
-    the order of ``reviewed``: the stored per-record rows (``store.review_queries``), so
-    that there is one way to compute a record's metrics. None leaves the ``metrics``
-    section empty, with a warning.
+    ``pairs_by_metric`` holds, per metric, the ``(judge, reviewed)`` values of the
+    reviewed records where both are defined (``metric_pairs``): the stored per-record
+    rows (``store.review_queries``), so that there is one way to compute a record's
+    metrics. None leaves the ``metrics`` section empty, with a warning.
 
     ``reviewed`` is read once, record by record (it may be a stream): only counts are
     kept, so memory does not grow with the number of records.
@@ -183,11 +181,11 @@ def build(
             "those labels' numbers are very uncertain"
         )
 
-    if per_record is None:
+    if pairs_by_metric is None:
         metrics: dict[str, Any] = {}
         warnings.append("no per-record metrics were given: the metrics section is empty")
     else:
-        metrics = metric_agreement(per_record, seed, resamples)
+        metrics = metrics_stats(pairs_by_metric, seed, resamples)
         few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]
         if few:
             warnings.append(

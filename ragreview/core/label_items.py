@@ -26,13 +26,13 @@ matrix) is reported separately for the choice and rating labels.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from .families import task_family
 from .labels import CATALOGUE, SUPPORT_TOKENS, Layer
 from .record import Record
+from .record_targets import RecordTargets
 
 Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
 
@@ -102,13 +102,40 @@ def paired(
     return [(left[item], right[item]) for item in left if item in right]
 
 
+class RecordKeys:
+    """A record's targets per kind, each read once: the labels of a record share them.
+
+    ``record`` is a ``Record`` or anything with its ``task`` and ``targets(kind)``
+    (``core.record_targets.RecordTargets``, read from the stored JSON)."""
+
+    __slots__ = ("record", "_unique", "_candidates")
+
+    def __init__(self, record: Record | RecordTargets) -> None:
+        self.record = record
+        self._unique: dict[str, dict[str, None]] = {}
+        self._candidates: set[str] | None = None
+
+    def unique(self, kind: str) -> dict[str, None]:
+        """The record's targets of ``kind``, each once, in the record's order."""
+        got = self._unique.get(kind)
+        if got is None:
+            got = self._unique[kind] = dict.fromkeys(self.record.targets(kind))
+        return got
+
+    def candidates(self) -> set[str]:
+        """What a ``support_keys`` item may cite: a document sentence or a special token."""
+        if self._candidates is None:
+            self._candidates = set(self.unique("doc")).union(SUPPORT_TOKENS)
+        return self._candidates
+
+
 def count_pairs(
-    record: Record,
+    record: Record | RecordTargets,
     judge: Layer,
     human: Layer,
     name: str,
     counts: dict[tuple[Any, Any], int],
-    targets: tuple[str, ...] | None = None,
+    keys: RecordKeys | None = None,
 ) -> int:
     """Add the pairs of ``paired`` to ``counts`` (``{(judge, human): how many}``, first
     seen first); return how many items ``human`` gives that ``judge`` does not.
@@ -117,54 +144,84 @@ def count_pairs(
     where that is most of the work: a record's hundreds of sentence and citation
     items are mostly unlabelled on both sides, so ``support_keys`` is counted with set
     sizes, and a label with a default counts its unlabelled targets in one step.
-    ``targets``: ``record.targets`` of the label's kind, if the caller has it.
+    ``keys``: the record's ``RecordKeys``, if the caller has it (one per record).
     """
     label = CATALOGUE[name]
-    if targets is None:
-        targets = record.targets(label.target)
+    if keys is None:
+        keys = RecordKeys(record)
     judged: Mapping[str, Any] = judge.get(name, {})
     given: Mapping[str, Any] = human.get(name, {})
     missing = 0
     if label.kind == "keys":
-        candidates = set([k for k, _ in record.doc_sentences] + sorted(SUPPORT_TOKENS))
-        for target in dict.fromkeys(targets):
-            if target in judged and target in given:
-                j = candidates.intersection(judged[target])
-                h = candidates.intersection(given[target])
-                shared = len(j & h)
-                cells = (
-                    ((True, True), shared),
-                    ((True, False), len(j) - shared),
-                    ((False, True), len(h) - shared),
-                    ((False, False), len(candidates) - len(j | h)),
-                )
-                for pair, k in cells:
-                    if k:
-                        counts[pair] = counts.get(pair, 0) + k
-            elif target in given:
+        if not given:  # no item of either kind below
+            return 0
+        candidates = keys.candidates()
+        for target in keys.unique(label.target):
+            if target not in given:
+                continue
+            if target not in judged:
                 missing += len(candidates)
+                continue
+            cited, told = judged[target], given[target]
+            by_judge = candidates.intersection(cited)
+            # (the reviewer kept the judge's list, as on most reviewed records)
+            same = told is cited or told == cited
+            by_human = by_judge if same else candidates.intersection(told)
+            shared = len(by_judge & by_human)
+            cells = (
+                ((True, True), shared),
+                ((True, False), len(by_judge) - shared),
+                ((False, True), len(by_human) - shared),
+                ((False, False), len(candidates) - len(by_judge | by_human)),
+            )
+            for pair, k in cells:
+                if k:
+                    counts[pair] = counts.get(pair, 0) + k
         return missing
-    if label.default is None or is_multiclass(name):  # every item, in order
-        left, right = values(record, judge, name), values(record, human, name)
-        both = [(left[item], right[item]) for item in left if item in right]
-        try:
-            got = Counter(both)  # counted in C
-        except TypeError:  # a list value (malformed layer): count it as a tuple
-            got = Counter((hashable(j), hashable(h)) for j, h in both)
-        for pair, k in got.items():
-            counts[pair] = counts.get(pair, 0) + k
-        return sum(1 for item in right if item not in left)
-    unique = dict.fromkeys(targets)
+    default = label.default
+    if default is None and not given:  # an item needs a value on both sides
+        return 0
+    if default is None and not is_multiclass(name):
+        # items the human side gives, in its order: a two-valued label's counts do not
+        # depend on the order its pairs came in (only a matrix's rows and columns do)
+        unique = keys.unique(label.target)
+        for target, h in given.items():
+            if h is None or target not in unique:
+                continue
+            j = judged.get(target)
+            if j is None:
+                missing += 1
+            else:
+                try:
+                    counts[(j, h)] = counts.get((j, h), 0) + 1
+                except TypeError:  # a list value (malformed layer): count it as a tuple
+                    as_tuples = (hashable(j), hashable(h))
+                    counts[as_tuples] = counts.get(as_tuples, 0) + 1
+        return missing
+    if default is None or is_multiclass(name):  # every item, in the record's order
+        for target in keys.unique(label.target):
+            j, h = judged.get(target, default), given.get(target, default)
+            if j is None:
+                missing += h is not None
+            elif h is not None:
+                try:
+                    counts[(j, h)] = counts.get((j, h), 0) + 1
+                except TypeError:  # a list value (malformed layer): count it as a tuple
+                    as_tuples = (hashable(j), hashable(h))
+                    counts[as_tuples] = counts.get(as_tuples, 0) + 1
+        return missing
+    unique = keys.unique(label.target)
     named = [t for t in judged if t in unique]
-    named += [t for t in given if t in unique and t not in judged]
+    if given is not judged:  # (the effective layer of a record without overrides is its judge's)
+        named += [t for t in given if t in unique and t not in judged]
     for target in named:
-        j, h = judged.get(target, label.default), given.get(target, label.default)
+        j, h = judged.get(target, default), given.get(target, default)
         if j is None:
             missing += h is not None
         elif h is not None:
             counts[(j, h)] = counts.get((j, h), 0) + 1
     if len(unique) > len(named):  # the rest take the default on both sides
-        pair = (label.default, label.default)
+        pair = (default, default)
         counts[pair] = counts.get(pair, 0) + len(unique) - len(named)
     return missing
 

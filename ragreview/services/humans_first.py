@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports click's whole CLI machinery: not at run time
+    import sqlite_utils
 
 from ..core import label_items
 from ..core.agreement import cohen_kappa, percentile

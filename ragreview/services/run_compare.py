@@ -10,9 +10,10 @@ comparison when both runs labelled it, so both runs are scored on the same recor
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports click's whole CLI machinery: not at run time
+    import sqlite_utils
 
 from ..core import agreement_report, label_items, metrics
 from ..core.agreement import confusion_of_counts

@@ -384,6 +384,13 @@ def human_layers(
     return _layers(db.conn, "human_labels", rowids)
 
 
+def judge_layers(
+    db: sqlite_utils.Database, rowids: list[int]
+) -> dict[int, dict[str, dict[str, Any]]]:
+    """The judge layers of several records."""
+    return _layers(db.conn, "judge_labels", rowids)
+
+
 def overridden(
     db: sqlite_utils.Database, dataset: str, *, status: str | None = None
 ) -> Iterator[StoredRecord]:

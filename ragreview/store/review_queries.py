@@ -16,10 +16,11 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 from ..core import sampling
 from ..core.agreement_report import Reviewed
 from ..core.errors import RagreviewError
+from ..core.record_targets import RecordTargets
 from . import bulk
 from .db import write
 from .history import LABEL_KINDS
-from .records import StoredRecord, dumps, iterate, loads, now
+from .records import StoredRecord, dumps, human_layers, judge_layers, loads, now
 
 BLIND = "blind"
 
@@ -45,50 +46,16 @@ def blind_layers(db: sqlite_utils.Database, rowids: list[int]) -> dict[int, dict
     return out
 
 
-def reviewed_with_metrics(
-    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
-) -> tuple[list[Reviewed], list[tuple[dict[str, float | None], dict[str, float | None]]]]:
-    """``reviewed`` and, for each of those records in the same order, its stored
-    ``(judge, effective)`` metric values, all in memory (``iter_reviewed`` and
-    ``reviewed_metrics`` give the same without holding every record)."""
-    return list(iter_reviewed(db, dataset, only)), reviewed_metrics(db, dataset, only)
-
-
-def _reviewed_pages(
-    db: sqlite_utils.Database, dataset: str, only: set[int] | None, batch: int
-) -> Iterator[list[StoredRecord]]:
-    page: list[StoredRecord] = []
-    for stored in iterate(db, dataset, status="reviewed", batch=batch):
-        if only is None or stored.rowid in only:
-            page.append(stored)
-            if len(page) == batch:
-                yield page
-                page = []
-    if page:
-        yield page
-
-
 def iter_reviewed(
-    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None, *, batch: int = 200
+    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None, *, batch: int = 500
 ) -> Iterator[Reviewed]:
     """The dataset's reviewed records (those in ``only`` when given, a set of rowids)
     with their layers and blind passes, in file order, read a page at a time: a
-    report over them keeps one page of parsed records in memory, not all of them."""
-    for page in _reviewed_pages(db, dataset, only, batch):
-        blind = blind_layers(db, [s.rowid for s in page])
-        for s in page:
-            yield Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None)
+    report over them keeps one page in memory, not all of them.
 
-
-def reviewed_metrics(
-    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
-) -> list[tuple[dict[str, float | None], dict[str, float | None]]]:
-    """Each reviewed record's stored ``(judge, effective)`` metric values, in the order
-    of ``iter_reviewed``: the rows ``metrics`` reads, so that the agreement report and
-    ``metrics --per-record`` can never disagree on a record."""
-    from . import metric_reads, metric_writes
-
-    metric_writes.ensure(db, dataset)
+    Each record comes as its label targets (``RecordTargets``), read from its stored
+    JSON without building a ``Record``: the label counts need nothing else of it, and
+    parsing every reviewed record was most of the time of ``agreement``."""
     rowids = [
         r
         for (r,) in db.conn.execute(
@@ -98,8 +65,51 @@ def reviewed_metrics(
         )
         if only is None or r in only
     ]
-    values = metric_reads.records_values(db, rowids)
-    return [(values[r]["judge"], values[r]["effective"]) for r in rowids]
+    for start in range(0, len(rowids), batch):
+        page = rowids[start : start + batch]
+        marks = ",".join("?" * len(page))
+        data = dict(
+            db.conn.execute(f"SELECT rowid, data FROM records WHERE rowid IN ({marks})", page)
+        )
+        judge, human = judge_layers(db, page), human_layers(db, page)
+        blind = blind_layers(db, page)
+        for rowid in page:
+            yield Reviewed(
+                RecordTargets(loads(data[rowid])),
+                judge[rowid],
+                human[rowid],
+                blind.get(rowid) or None,
+            )
+
+
+def reviewed_metric_pairs(
+    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
+) -> dict[str, list[tuple[float, float]]]:
+    """Per public metric (by name), the stored ``(judge, effective)`` values of the
+    reviewed records (those in ``only`` when given) where both are defined, in file
+    order: the rows ``metrics --per-record`` reads, so that the agreement report and it
+    can never disagree on a record. One query: a record without human labels has its
+    judge value for its effective one (``metric_layers.HUMAN``)."""
+    from . import metric_writes
+    from .metric_layers import HUMAN
+
+    metric_writes.ensure(db, dataset)
+    pairs: dict[str, list[tuple[float, float]]] = {}
+    # (the subquery asks HUMAN once per record; LIMIT keeps SQLite from folding it in)
+    for name, judge, reviewed, rowid in db.conn.execute(
+        "SELECT j.name, j.value, CASE WHEN r.h THEN e.value ELSE j.value END AS v, r.rowid "
+        f"FROM (SELECT r.rowid, r.position, {HUMAN} AS h FROM records r "
+        "WHERE r.dataset = ? AND r.status = 'reviewed' LIMIT -1) r "
+        "JOIN record_metrics j ON j.record = r.rowid AND j.layer = 'judge' "
+        "LEFT JOIN record_metrics e ON r.h AND e.record = r.rowid AND e.layer = 'effective' "
+        "AND e.name = j.name "
+        "WHERE instr(j.name, '._') = 0 AND j.value IS NOT NULL AND v IS NOT NULL "
+        "ORDER BY j.name, r.position, r.rowid",
+        (dataset,),
+    ):
+        if only is None or rowid in only:
+            pairs.setdefault(name, []).append((judge, reviewed))
+    return dict(sorted(pairs.items()))
 
 
 def gold_metadata(stored: StoredRecord, settings: Mapping[str, Any]) -> dict[str, Any]:

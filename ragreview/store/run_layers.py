@@ -315,6 +315,18 @@ _RUN_COLUMNS = (
 )
 
 
+def run_params(db: sqlite_utils.Database, dataset: str) -> list[dict[str, Any]]:
+    """The dataset's runs in time order, each as its ``id`` and ``params`` only: what
+    finding a run's repeats needs, without ``runs``' label counts (a scan of every
+    record's labels)."""
+    return [
+        {"id": run_id, "params": loads(params) if params else {}}
+        for run_id, params in db.conn.execute(
+            "SELECT id, params FROM judge_runs WHERE dataset = ? ORDER BY started, id", (dataset,)
+        )
+    ]
+
+
 def runs(db: sqlite_utils.Database, dataset: str) -> list[dict[str, Any]]:
     """The dataset's runs in time order, each with its label and record counts and
     whether it is the active one."""

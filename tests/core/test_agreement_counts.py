@@ -22,17 +22,9 @@ from ragreview.core.record import Record
 from ragreview.store import open_database
 from ragreview.store import records as store_records
 
-from ..formats.helpers import FIXTURES, HANDWRITTEN, map_args, run
+from ..formats.helpers import FAMILY_SOURCES, map_args, run
 
-SOURCES = [
-    HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl",
-    HANDWRITTEN / "rgb" / "prediction_en_fact_ModelX_temp0.7_noise0.0_passage5_correct0.0.json",
-    HANDWRITTEN / "mtrag" / "generation_eval_output.jsonl",
-    HANDWRITTEN / "ragas" / "ragas_v1_results.jsonl",
-    HANDWRITTEN / "safe" / "2024-04-01-12-00-00-SAFE.json",
-    FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl",
-    FIXTURES / "inspectorraget" / "clapnq_v1.json",
-]
+SOURCES = FAMILY_SOURCES
 
 
 def random_value(name: str, record: Record, rng: random.Random):
@@ -59,6 +51,11 @@ def perturbed(record: Record, layer: dict, rng: random.Random) -> dict:
                 out.setdefault(name, {})[target] = random_value(name, record, rng)
             elif roll < 0.2:
                 out.get(name, {}).pop(target, None)
+    if rng.random() < 0.3:  # a label on a target the record lacks (a deleted item's)
+        name = rng.choice([n for n, spec in CATALOGUE.items() if spec.kind != "number"])
+        out.setdefault(name, {})["no-such-key"] = random_value(name, record, rng)
+    if rng.random() < 0.1:  # a malformed layer: a list where a choice belongs
+        out.setdefault("fact", {})[rng.choice(record.targets("fact") or ("f0",))] = ["S"]
     return {name: targets for name, targets in out.items() if targets}
 
 
@@ -78,7 +75,10 @@ def item_by_item(record, judge, human, name, strict=False):
     pairs = label_items.paired(record, judge, human, name, strict=strict)
     left = label_items.values(record, judge, name)
     right = label_items.values(record, human, name)
-    return Counter(pairs), sum(1 for item in right if item not in left)
+    hashable = label_items.hashable  # a list value (malformed layer) counts as a tuple
+    return Counter((hashable(j), hashable(h)) for j, h in pairs), sum(
+        1 for item in right if item not in left
+    )
 
 
 def test_count_pairs_equals_the_items_on_every_fixture_record(tmp_path: Path) -> None:
@@ -168,8 +168,9 @@ def test_report_over_a_stream_equals_the_report_over_a_list(tmp_path: Path) -> N
             agreement_report.Reviewed(record, judge, perturbed(record, judge, rng), blind)
         )
     per_record = [({"m": rng.random()}, {"m": rng.random()}) for _ in reviewed]
-    listed = agreement_report.build(reviewed, per_record, resamples=200)
-    streamed = agreement_report.build(iter(reviewed), iter(per_record), resamples=200)
+    pairs = agreement_report.metric_pairs(per_record)
+    listed = agreement_report.build(reviewed, pairs, resamples=200)
+    streamed = agreement_report.build(iter(reviewed), pairs, resamples=200)
     assert streamed == listed
     assert listed["records"] == len(reviewed) and listed["independent"]["records"] > 0
     items = agreement_report.label_agreement((r.record, r.judge, r.effective) for r in reviewed)

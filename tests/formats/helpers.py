@@ -53,3 +53,25 @@ def meaningful(layer: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if kept:
             out[name] = kept
     return out
+
+
+# One or more real or hand-written files of every family (ragbench/TRACe, RGB, MT-RAG,
+# ragas, SAFE and FActScore, InspectorRAGet, RAGChecker, DeepEval, our own format):
+# what a test that must hold "for every family" imports. RGB's real data joins when
+# ../shared is present.
+FAMILY_SOURCES = [
+    HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl",
+    HANDWRITTEN / "rgb" / "prediction_en_fact_ModelX_temp0.7_noise0.0_passage5_correct0.0.json",
+    HANDWRITTEN / "rgb" / "prediction_zh_int_ModelX_temp0.7_noise0.2_passage5_correct0.0.json",
+    HANDWRITTEN / "mtrag" / "generation_eval_output.jsonl",
+    HANDWRITTEN / "ragas" / "ragas_v1_results.jsonl",
+    HANDWRITTEN / "safe" / "2024-04-01-12-00-00-SAFE.json",
+    HANDWRITTEN / "own" / "results.jsonl",
+    FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl",
+    FIXTURES / "inspectorraget" / "clapnq_v1.json",
+    FIXTURES / "mtrag" / "responses-10.jsonl",
+    FIXTURES / "ragas" / "annotated_data.json",
+    FIXTURES / "ragchecker" / "checking_outputs.json",
+    FIXTURES / "deepeval" / "runs" / "test_run_verdicts.json",
+    FIXTURES / "deepeval" / "runs" / "test_run_edges.json",
+] + ([SHARED_RGB / "en_fact.json"] if (SHARED_RGB / "en_fact.json").is_file() else [])

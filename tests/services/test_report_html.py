@@ -41,7 +41,7 @@ def _report():
                  "trace.adherence": a if rng.random() < 0.8 else 1 - a},
             )
         )  # fmt: skip
-    report = build(reviewed, per_record, resamples=500)
+    report = build(reviewed, metric_pairs(per_record), resamples=500)
     report["dataset"] = "<script>alert(1)</script>"
     report["reviewers"] = {
         "reviewers": ["ann", "<b>bob</b>"],

@@ -1,0 +1,177 @@
+"""``agreement`` reads the stored rows, not parsed records: the same report as the
+per-record path on a file of every family.
+
+``review_queries.iter_reviewed`` gives each reviewed record as its label targets read
+from the stored JSON (``RecordTargets``) and ``reviewed_metric_pairs`` the metric
+values in one query. The reference is the per-record path they replaced: every
+reviewed record parsed (``store.records.iterate``), its layers and blind pass, counted
+by ``LabelTally`` over the ``Record``, and the metric values read record by record
+(``metric_reads.records_values``). The reviews are seeded and real (``history``):
+overrides, reverts, blind passes, a sample; then layers no writer makes (a label on a
+target the record lacks, a list where a choice belongs, JSON null, a label of another
+family, citations of unknown keys) and an item deleted under its labels.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from ragreview.core import agreement_report
+from ragreview.core.agreement_report import Reviewed
+from ragreview.core.errors import RagreviewError
+from ragreview.core.labels import CATALOGUE
+from ragreview.core.record import Record
+from ragreview.core.record_targets import RecordTargets
+from ragreview.store import history, item_edits, metric_reads, open_database, review_queries
+from ragreview.store import records as store_records
+
+from ..formats.helpers import FAMILY_SOURCES, map_args, run
+
+REVIEWER = "ann"
+
+
+def some_value(name: str, record: Record, rng: random.Random):
+    spec = CATALOGUE[name]
+    if spec.kind == "bool":
+        return rng.random() < 0.5
+    if spec.kind == "keys":
+        keys = [k for k, _ in record.doc_sentences] + ["general"]
+        return rng.sample(keys, min(len(keys), rng.randint(0, 3)))
+    if spec.kind == "rating":
+        return rng.randint(1, 10)
+    return rng.choice(spec.choices)
+
+
+def review(db, rng: random.Random) -> None:
+    """Mark most of (up to) 30 records reviewed, with seeded overrides, reverts and
+    blind passes."""
+    for stored in list(store_records.iterate(db))[:30]:
+        if rng.random() < 0.2:
+            continue  # left unreviewed: never counted
+        record = stored.record
+        for name, spec in CATALOGUE.items():
+            for target in record.targets(spec.target):
+                roll = rng.random()
+                if roll > 0.25 or rng.random() < 0.6:  # (a few labels per record)
+                    continue
+                value = None if roll < 0.03 else some_value(name, record, rng)
+                try:
+                    history.set_label(
+                        db, stored.rowid, name, target, value, REVIEWER, blind=roll > 0.2
+                    )
+                except RagreviewError:  # e.g. RGB judgements on a record without them
+                    pass
+        history.mark(db, stored.rowid, "reviewed", REVIEWER)
+
+
+def malformed(db, rng: random.Random) -> None:
+    """Layers no writer of ours makes, written as rows: what the counts must survive
+    exactly as the per-record path does."""
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records WHERE status = 'reviewed'")]
+    rows = []
+    for rowid in rng.sample(rowids, min(len(rowids), 6)):
+        rows += [
+            ("judge_labels", rowid, "relevant", "no-such-key", "true"),  # a target it lacks
+            ("human_labels", rowid, "utilized", "no-such-key", "false"),
+            ("judge_labels", rowid, "fact", "f-gone", '"S"'),
+            ("human_labels", rowid, "answerability", "*", '["ANSWERABLE"]'),  # a list
+            ("judge_labels", rowid, "idk", "*", "null"),  # JSON null
+            ("human_labels", rowid, "rejected", "*", "true"),  # another family's label
+            ("judge_labels", rowid, "verdict", "*", "1"),  # a number for a boolean
+        ]
+    for rowid in rng.sample(rowids, min(len(rowids), 3)):
+        data = json.loads(
+            db.conn.execute("SELECT data FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
+        )
+        for pair in data.get("response") or []:  # citations of keys the record lacks
+            rows.append(("judge_labels", rowid, "support_keys", pair[0], '["zz", "general"]'))
+    with db.conn:
+        event = db.conn.execute(
+            "INSERT INTO events (record, kind, name, target, new, reviewer, at) "
+            "VALUES (?, 'set', 'x', '*', 'true', ?, '2026-01-01')",
+            (rowids[0], REVIEWER),
+        ).lastrowid
+        for table, rowid, name, target, value in rows:
+            extra = ", reviewer, at, event" if table == "human_labels" else ""
+            marks = ", ?, ?, ?" if table == "human_labels" else ""
+            db.conn.execute(
+                f"INSERT OR REPLACE INTO {table} (record, name, target, value{extra}) "
+                f"VALUES (?, ?, ?, ?{marks})",
+                (rowid, name, target, value, *((REVIEWER, "2026-01-01", event) if extra else ())),
+            )
+        for rowid in rng.sample(rowids, min(len(rowids), 3)):  # a blind pass row as written
+            db.conn.execute(
+                "INSERT INTO events (record, kind, name, target, new, reviewer, at, pass) "
+                "VALUES (?, 'set', 'relevant', 'no-such-key', 'true', ?, '2026-01-02', 'blind')",
+                (rowid, REVIEWER),
+            )
+
+
+def delete_an_item_under_its_labels(db) -> None:
+    """A reviewer's deleted statement or fact keeps its labels: they name a target the
+    record no longer has."""
+    for rowid, text in db.conn.execute(
+        "SELECT rowid, data FROM records WHERE status = 'reviewed'"
+    ).fetchall():
+        data = json.loads(text)
+        for kind, field in (("statement", "statements"), ("fact", "facts")):
+            items = data.get(field) or []
+            if len(items) > 1:
+                item_edits.delete(db, rowid, kind, items[0][0], REVIEWER)
+                return
+
+
+def per_record(db, dataset: str, only: set[int] | None):
+    """The reference: every reviewed record parsed, its layers, the metric values read
+    record by record."""
+    stored = [
+        s
+        for s in store_records.iterate(db, dataset, status="reviewed")
+        if only is None or s.rowid in only
+    ]
+    blind = review_queries.blind_layers(db, [s.rowid for s in stored])
+    reviewed = [Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None) for s in stored]
+    values = metric_reads.records_values(db, [s.rowid for s in stored])
+    metrics = agreement_report.metric_pairs(
+        (values[s.rowid]["judge"], values[s.rowid]["effective"]) for s in stored
+    )
+    return reviewed, metrics
+
+
+def reports(db, dataset: str, only: set[int] | None = None) -> tuple[str, str]:
+    fast_pairs = review_queries.reviewed_metric_pairs(db, dataset, only)
+    fast = agreement_report.build(
+        review_queries.iter_reviewed(db, dataset, only, batch=7), fast_pairs, resamples=50
+    )
+    reviewed, metrics = per_record(db, dataset, only)
+    assert fast_pairs == metrics
+    for r in review_queries.iter_reviewed(db, dataset, only):
+        assert isinstance(r.record, RecordTargets)  # no Record was built
+    slow = agreement_report.build(reviewed, metrics, resamples=50)
+    return json.dumps(fast, ensure_ascii=False), json.dumps(slow, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("source", FAMILY_SOURCES, ids=lambda p: p.name)
+def test_stored_rows_give_the_per_record_report(source: Path, tmp_path: Path) -> None:
+    db_path = tmp_path / "t.db"
+    assert run("import", source, "--db", db_path, *map_args(source)).exit_code == 0
+    db = open_database(db_path)
+    dataset = db.conn.execute("SELECT name FROM datasets").fetchone()[0]
+    rng = random.Random(source.name)
+    review(db, rng)
+    fast, slow = reports(db, dataset)
+    assert fast == slow
+    assert json.loads(fast)["records"] > 0
+    malformed(db, rng)
+    delete_an_item_under_its_labels(db)
+    fast, slow = reports(db, dataset)
+    assert fast == slow
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records")]
+    only = set(rng.sample(rowids, max(1, len(rowids) // 2)))  # a sample's members
+    fast, slow = reports(db, dataset, only)
+    assert fast == slow
+    db.conn.close()
