@@ -28,8 +28,14 @@ from .metric_writes import COUNT, _with_source, add_totals, has_totals, recomput
 # without record and layer, its judge label count); the effective layer is the judge
 # layer while the record has no human labels.
 Values = tuple[dict[str, float | None], dict[str, float | None], tuple, int]
-# record_metrics rows, metric_totals increments, metric_stats rows, record_signals
-Rows = tuple[list[tuple], list[tuple], list[tuple], list[record_signals.Signal]]
+# record_metrics rows of the judge layer and of the stored layer, each end to end
+# (record, name, value, record, …: bulk.insert_flat; the layer is written into the
+# statement, not bound per row), metric_totals increments, metric_stats rows of the
+# judge layer (without the layer), record_signals
+Rows = tuple[list[Any], list[Any], list[tuple], list[tuple], list[record_signals.Signal]]
+
+
+_JUDGE = {"layer": "'judge'"}  # (bulk.insert's fixed columns)
 
 
 def new_record_values(
@@ -47,7 +53,8 @@ def new_record_values(
 def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
     """The metric rows of records created by this import (no metric rows yet, no human
     layer), and the increments of the dataset's running sums; ``store`` writes them."""
-    rows: list[tuple] = []
+    judge_rows: list[Any] = []
+    stored_rows: list[Any] = []
     stats_rows: list[tuple] = []
     signals: list[record_signals.Signal] = []
     # name -> [n, total, total_sq, undefined] over the batch's judge values (NULL ones
@@ -60,14 +67,15 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
         signals.append((rowid, size, judge, stored, None))  # (an import gives no logprobs)
         # (no effective rows: without human labels the effective layer is the judge
         # layer, which the readers fall back to: metric_layers)
-        stats_rows.append((rowid, "judge", *stats))
-        rows += [(rowid, "judge", n, v) for n, v in judge.items()]
-        rows += [(rowid, "stored", n, v) for n, v in stored.items()]
-        rows.append((rowid, "judge", COUNT, 1.0))
+        stats_rows.append((rowid, *stats))
+        for name, value in stored.items():
+            stored_rows += (rowid, name, value)
+        judge_rows += (rowid, COUNT, 1.0)
         count[0] += 1
         count[1] += 1.0
         count[2] += 1.0
         for name, value in judge.items():
+            judge_rows += (rowid, name, value)
             s = sums.get(name)
             if s is None:
                 s = sums[name] = [0, 0.0, 0.0, 0]
@@ -78,23 +86,26 @@ def rows_for_new(dataset: str, new: Iterable[tuple[int, Values]]) -> Rows:
                 s[1] += value
                 s[2] += value * value
     if not count[0]:
-        return [], [], [], []
+        return [], [], [], [], []
     totals = [(dataset, "judge", name, *s) for name, s in sums.items()]
     totals += [(dataset, "effective", name, *s) for name, s in sums.items() if name != COUNT]
-    return rows, totals, stats_rows, signals
+    return judge_rows, stored_rows, totals, stats_rows, signals
 
 
 def store(conn: sqlite3.Connection, rows: Rows) -> None:
     """Write ``rows_for_new``'s rows in the caller's transaction."""
-    metric_writes, totals, stats_rows, signals = rows
+    judge_rows, stored_rows, totals, stats_rows, signals = rows
     if not totals:
         return
     dataset = totals[0][0]
     older = not has_totals(conn, dataset) and _has_other_records(
-        conn, dataset, {r[0] for r in metric_writes}
+        conn, dataset, set(judge_rows[::3])
     )
-    bulk.insert(conn, "record_metrics", ("record", "layer", "name", "value"), metric_writes)
-    bulk.insert_present(conn, "metric_stats", metric_stats_writes.columns(), stats_rows)
+    columns = ("record", "name", "value")
+    bulk.insert_flat(conn, "record_metrics", columns, judge_rows, fixed=_JUDGE)
+    bulk.insert_flat(conn, "record_metrics", columns, stored_rows, fixed={"layer": "'stored'"})
+    stats_columns = [c for c in metric_stats_writes.columns() if c != "layer"]
+    bulk.insert_present(conn, "metric_stats", stats_columns, stats_rows, fixed=_JUDGE)
     record_signals.put(conn, signals)
     if older:
         # the dataset's older records have no sums (an older build's DB): moving sums

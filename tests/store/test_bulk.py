@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from ragreview.store import bulk
 
 
@@ -55,3 +57,28 @@ def test_an_adapter_registered_before_is_kept():
         assert sqlite3.adapters[key] is theirs
     finally:
         sqlite3.adapters[key] = ours
+
+
+def test_fixed_columns_are_written_into_the_statement_for_every_row(tmp_path):
+    conn = table(tmp_path)
+    rows = [(i, None if i % 2 else float(i)) for i in range(1, 1200)]  # past one statement
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    bulk.insert(conn, "t", ("k", "b"), rows, fixed={"a": "'judge'", "d": "'it''s'"})
+    bulk.insert_present(conn, "t", ("k", "b", "c"), [(2000, None, None)], fixed={"a": "'x'"})
+    conn.set_trace_callback(None)
+    got = conn.execute("SELECT k, a, b, c, d FROM t ORDER BY k").fetchall()
+    assert got == [(k, "judge", b, None, "it's") for k, b in rows] + [(2000, "x", None, None, None)]
+    inserts = [s for s in seen if s.startswith("INSERT")]
+    assert all("?" not in s.split("VALUES")[0] for s in inserts)
+    assert inserts[0].startswith("INSERT INTO t (k, b, a, d) VALUES (1, NULL, 'judge', 'it''s')")
+
+
+def test_insert_flat_takes_rows_end_to_end(tmp_path):
+    conn = table(tmp_path)
+    rows = [(i, f"x{i}", None if i % 2 else 0.5, i) for i in range(1, 2500)]  # full + rest
+    bulk.insert_flat(conn, "t", ("k", "a", "b", "c"), [v for row in rows for v in row])
+    bulk.insert_flat(conn, "t", ("k", "a", "b", "c"), [])
+    assert conn.execute("SELECT k, a, b, c FROM t ORDER BY k").fetchall() == rows
+    with pytest.raises(ValueError, match="rows of 4"):
+        bulk.insert_flat(conn, "t", ("k", "a", "b", "c"), [1, 2, 3])
