@@ -29,7 +29,6 @@ from .common import Draft, finite
 SCORE_FIELDS = ("relevance_score", "utilization_score", "completeness_score", "adherence_score")
 _LIST = {list}
 _STR = {str}
-_TWO = {2}
 
 
 def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
@@ -41,7 +40,7 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
     response = row.get("response_sentences")
     if type(docs) is not list or type(response) is not list:
         return None
-    if not all(type(doc) is list for doc in docs):
+    if docs and {*map(type, docs)} != _LIST:
         return None
     doc_pairs = _pairs(list(chain.from_iterable(docs)))
     response_pairs = _pairs(response)
@@ -128,15 +127,21 @@ def _pairs(items: list[Any]) -> tuple[tuple[tuple[str, str], ...], set[str]] | N
     checked by a few calls over all the entries at once)."""
     if not items:
         return (), set()
-    if set(map(type, items)) != _LIST or set(map(len, items)) != _TWO:
+    if {*map(type, items)} != _LIST:
         return None
-    keys, texts = zip(*items, strict=True)
+    try:
+        # (unpacks into two only when every list is a pair: strict zip refuses lists of
+        # unequal lengths, and equal ones of another length unpack into more or fewer)
+        keys, texts = zip(*items, strict=True)
+        # (join refuses anything but strings: a check of every entry in one C call)
+        "".join(keys)
+        "".join(texts)
+    except (TypeError, ValueError):
+        return None
     keyset = set(keys)
-    if set(map(type, keys)) != _STR or set(map(type, texts)) != _STR:
-        return None
     if len(keyset) != len(keys):
         return None
-    return tuple(zip(keys, texts, strict=True)), keyset
+    return tuple(zip(keys, texts)), keyset
 
 
 def _strings(value: Any) -> bool:

@@ -79,7 +79,7 @@ def row(rowid: int, layer: str, stats: Mapping[str, Any], stored_f1: Mapping | N
     and (judge row) the record's stored F1 scores (``aggregate.stored_f1``)."""
     f1 = json.dumps(stored_f1) if stored_f1 else None
     names, _ = declared()
-    return (rowid, layer, *(stats.get(n) for n in names), f1)
+    return (rowid, layer, *map(stats.get, names), f1)  # (map: no generator per record)
 
 
 def put(conn: sqlite3.Connection, rowids: list[int], rows: list[tuple]) -> None:

@@ -56,7 +56,7 @@ WHOLE = 2_000  # more records missing their signals than this: read the dataset'
 
 def label_count(judge: Mapping[str, Mapping[str, Any]]) -> int:
     """A judge layer's ``judge_labels`` rows: one per (label, target)."""
-    return sum(len(targets) for targets in judge.values())
+    return sum(map(len, judge.values()))
 
 
 def _name_ids(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, int]:

@@ -237,10 +237,11 @@ def stored_pairs(record: Record, settings: Mapping[str, Any] | None = None) -> V
     for entry in metric_entries(record.data):
         if isinstance(entry.get("keys"), list) and entry.get("score") is not None:
             out[f"deepeval.{entry['slug']}"] = entry["score"]
-    k = int(settings.get("longform.k") or 100)
-    f1 = stored_f1_at_k(_f1_scores(scores, f1_keys), k)
-    if f1 is not ABSENT:
-        out["longform.f1_at_k"] = f1
+    if f1_keys:  # (most records have no stored F1: nothing to pick from)
+        k = int(settings.get("longform.k") or 100)
+        f1 = stored_f1_at_k(_f1_scores(scores, f1_keys), k)
+        if f1 is not ABSENT:
+            out["longform.f1_at_k"] = f1
     return out
 
 

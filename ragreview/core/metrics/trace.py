@@ -47,10 +47,15 @@ def _adherence(record: Record, labels: Layer) -> tuple[float, float]:
     RAGBench derives adherence from ``unsupported_response_sentence_keys``: a sentence
     without a verdict is not unsupported.
     """
-    supported = labels.get("supported") or {}
-    verdicts = [supported.get(k) for k, _ in record.response]
-    adherent = 0.0 if any(v is False for v in verdicts) else 1.0
-    return adherent, 1.0 if all(v is True for v in verdicts) else 0.0
+    verdict = (labels.get("supported") or {}).get
+    adherent = all_supported = 1.0
+    for key, _ in record.response:  # (one loop: this runs for every record an import reads)
+        value = verdict(key)
+        if value is not True:
+            all_supported = 0.0
+            if value is False:
+                adherent = 0.0
+    return adherent, all_supported
 
 
 def _true(labels: Layer, name: str, keys: Container[str]) -> set[str]:
@@ -66,41 +71,54 @@ def _extra(record: Record, listed: str, judged: set[str]) -> int:
     return max(0, int(count) - len(judged))
 
 
+# (stats name, the score it reads) of the stored scores, in ``stats``' order
+_STORED_READ = (*STORED_STATS.items(), ("trace.stored_adherence", "stored.adherence_score"))
+
+
 def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
     """The layer's sufficient statistics: every variant's values follow from these
     (``values``), so a variant change needs no pass over the records. Sentence counts
     and character lengths of the relevant (R), utilized (U) and both (R∩U) sets; R and
     U counted as RAGBench listed them (``*_listed``, see the module docstring); the
     adherence verdicts; and the source's stored scores the components compare with."""
-    sentences = record.doc_sentences
-    size = {k: len(text) for k, text in sentences}  # (also the set of the record's keys)
-    relevant = _true(labels, "relevant", size)
-    utilized = _true(labels, "utilized", size)
+    # each document sentence's text by key (a repeated key: its last sentence), built
+    # by dict.update from the sentence pairs: a comprehension over the sentences was a
+    # seventh of what an import computes per record beyond parsing
+    text: dict[str, str] = {}
+    sentences = 0
+    for doc in record.documents:
+        text.update(doc.sentences)
+        sentences += len(doc.sentences)
+    relevant = _true(labels, "relevant", text)
+    utilized = _true(labels, "utilized", text)
     both = relevant & utilized
     n_r, n_u = len(relevant), len(utilized)
     if judge is not None:  # (on import the labels are the judge's: no second pass)
-        judged_r = relevant if judge is labels else _true(judge, "relevant", size)
-        judged_u = utilized if judge is labels else _true(judge, "utilized", size)
+        judged_r = relevant if judge is labels else _true(judge, "relevant", text)
+        judged_u = utilized if judge is labels else _true(judge, "utilized", text)
         n_r += _extra(record, "ragbench.relevant_listed", judged_r)
         n_u += _extra(record, "ragbench.utilized_listed", judged_u)
-    stored = {name: record.scores.get(key) for name, key in STORED_STATS.items()}
-    stored["trace.stored_adherence"] = record.scores.get("stored.adherence_score")
     adherent, all_supported = _adherence(record, labels)
-    return {
-        "trace.sentences": len(sentences),
-        "trace.chars": sum(size.values()),
+    length = text.__getitem__
+    out: Values = {
+        "trace.sentences": sentences,
+        "trace.chars": sum(map(len, text.values())),
         "trace.relevant": len(relevant),
         "trace.utilized": len(utilized),
         "trace.both": len(both),
         "trace.relevant_listed": n_r,
         "trace.utilized_listed": n_u,
-        "trace.relevant_chars": sum(map(size.__getitem__, relevant)),
-        "trace.utilized_chars": sum(map(size.__getitem__, utilized)),
-        "trace.both_chars": sum(map(size.__getitem__, both)),
+        "trace.relevant_chars": sum(map(len, map(length, relevant))),
+        "trace.utilized_chars": sum(map(len, map(length, utilized))),
+        "trace.both_chars": sum(map(len, map(length, both))),
         "trace.adherent": adherent,
         "trace.all_supported": all_supported,
-        **{name: None if v is None else float(v) for name, v in stored.items()},
     }
+    scores = record.scores
+    for name, key in _STORED_READ:
+        value = scores.get(key)
+        out[name] = None if value is None else float(value)
+    return out
 
 
 def values(s: Mapping[str, Any], variant: str) -> Values:
@@ -128,7 +146,7 @@ def values(s: Mapping[str, Any], variant: str) -> Values:
         else:
             out["trace.completeness"] = 1.0 if not n_u else 0.0
         out["trace.adherence"] = s["trace.all_supported"]
-    out.update(_components(s, out))
+    _components(s, out)
     return out
 
 
@@ -150,23 +168,26 @@ def metrics(
     return values(s, variant)
 
 
-def _components(s: Mapping[str, Any], values: Values) -> Values:
-    """Per-record terms of RMSE and AUROC against the source's stored judge scores.
+# (value, stored stats name, squared error name) of the RMSE components
+_SQERR = tuple((n, f"trace.stored_{n[6:]}", n.replace("trace.", "trace._sqerr_")) for n in STORED)
+
+
+def _components(s: Mapping[str, Any], values: Values) -> None:
+    """Per-record terms of RMSE and AUROC against the source's stored judge scores, added
+    to ``values``.
 
     The squared error is ``d * d``, as numpy squares in RAGBench's calculate_metrics.py
     (sklearn's mean_squared_error), and as SQL can repeat it exactly."""
-    out: Values = {}
-    for name in STORED:
-        stored = s[f"trace.stored_{name[6:]}"]
+    for name, stored_name, sqerr in _SQERR:
+        stored = s[stored_name]
         ours = values[name]
         if stored is not None and ours is not None:
             diff = stored - ours
-            out[name.replace("trace.", "trace._sqerr_")] = diff * diff
+            values[sqerr] = diff * diff
     stored_adherence = s["trace.stored_adherence"]
     if stored_adherence is not None and values["trace.adherence"] is not None:
         truth = 1.0 - values["trace.adherence"]  # hallucination
         pred = 1.0 - stored_adherence
-        out["trace._hall"] = truth
-        out["trace._hall_pred"] = pred
-        out["trace._hall_tp"] = truth * pred
-    return out
+        values["trace._hall"] = truth
+        values["trace._hall_pred"] = pred
+        values["trace._hall_tp"] = truth * pred
