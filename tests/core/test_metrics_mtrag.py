@@ -271,3 +271,25 @@ def test_both_rules_reach_the_idk_values_after_an_answerability_override():
     out = record_metrics(record, reviewed, {})
     assert out["mtrag.rb_agg_idk"] == pytest.approx(1.2 / 1.7, abs=1e-15)
     assert out["mtrag.rb_llm_idk"] == 0.0  # RB_llm 0 stays 0 (was 0.5)
+
+
+def test_with_source_is_the_record_with_the_source_in_its_data() -> None:
+    """``with_source`` copies the record rather than calling dataclasses.replace
+    (issue 27): the same fields, the source added to ``data``, the record unchanged."""
+    import dataclasses
+
+    from ragreview.core.metrics import with_source
+    from ragreview.core.record import Record
+
+    record = Record("t1", task="mtrag", question="q", references=("r",), data={"task": "mtrag"})
+    row = {"task_id": "t1", "predictions": [{"text": "p"}]}
+    seen = with_source(record, row)
+    expected = dataclasses.replace(
+        record, data={"task": "mtrag", "source": {"format": "mtrag", "record": row}}
+    )
+    assert type(seen) is Record and seen is not record
+    assert [getattr(seen, f.name) for f in dataclasses.fields(Record)] == [
+        getattr(expected, f.name) for f in dataclasses.fields(Record)
+    ]
+    assert record.data == {"task": "mtrag"}
+    assert not hasattr(Record, "__post_init__")  # (which a copy would not run)

@@ -274,19 +274,19 @@ def test_the_shared_numbering_starting_afresh_keeps_scores_exact(monkeypatch) ->
     starts afresh on nearly every pair, and every score still equals the reference."""
     from ragreview.core.metrics import rouge
 
-    monkeypatch.setattr(rouge._NUMBERING, "LIMIT", 5)
+    monkeypatch.setattr(rouge.NUMBERING, "LIMIT", 5)
     rng = random.Random(11)
     vocabulary = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
     passages = [" ".join(rng.choices(vocabulary, k=rng.randint(1, 12))) for _ in range(4)]
-    generation = rouge._NUMBERING.generation
+    generation = rouge.NUMBERING.generation
     for _ in range(200):
         prediction = " ".join(rng.choices(vocabulary, k=rng.randint(0, 15)))
         target = rng.choice(passages)
         assert rouge_l(prediction, target) == reference_rouge_l(prediction, target)
         expected = max(reference_extractiveness(prediction, p) for p in passages)
         assert max_extractiveness(prediction, passages) == expected
-    assert rouge._NUMBERING.generation > generation + 100
-    assert len(rouge._NUMBERING) <= 5 + 60  # (the limit, and one call's tokens past it)
+    assert rouge.NUMBERING.generation > generation + 100
+    assert len(rouge.NUMBERING) <= 5 + 60  # (the limit, and one call's tokens past it)
 
 
 def test_threads_scoring_at_once_get_the_references_scores() -> None:
@@ -303,8 +303,8 @@ def test_threads_scoring_at_once_get_the_references_scores() -> None:
     ]
     expected = [reference_rouge_l(p, t) for p, t in pairs]
     wrong: list[int] = []
-    old_limit = rouge._NUMBERING.LIMIT
-    rouge._NUMBERING.LIMIT = 50  # (a fresh start on most pairs)
+    old_limit = rouge.NUMBERING.LIMIT
+    rouge.NUMBERING.LIMIT = 50  # (a fresh start on most pairs)
     try:
 
         def score() -> None:
@@ -317,7 +317,7 @@ def test_threads_scoring_at_once_get_the_references_scores() -> None:
         for thread in threads:
             thread.join()
     finally:
-        rouge._NUMBERING.LIMIT = old_limit
+        rouge.NUMBERING.LIMIT = old_limit
     assert wrong == []
 
 
@@ -333,3 +333,102 @@ def test_extractiveness_tokens_taken_from_the_recall_words_are_rouge_scores_toke
     cleaned = mtrag._clean(text)
     assert mtrag._extractive_tokens(text, cleaned) == rouge.tokenize(cleaned)
     assert mtrag._extractive_tokens(text + "_x", cleaned + "_x") == rouge.tokenize(cleaned + "_x")
+
+
+def reference_text_scores(
+    prediction: str, target: str | None, passages: list[str]
+) -> tuple[float | None, float | None, float | None]:
+    """What ``text_scores`` gives, from the three references."""
+    if target is None:
+        recall = rouge = None
+    else:
+        recall = reference_token_recall(prediction, target)
+        rouge = reference_rouge_l(prediction, target)
+    extract = max(reference_extractiveness(prediction, p) for p in passages) if passages else None
+    return recall, rouge, extract
+
+
+def test_text_scores_equal_the_references_on_every_fixture_record() -> None:
+    """A record's three text metrics at once (each word list split and numbered once
+    where its tokenizations agree: issue 27) against the references, record by record,
+    with and without its target and passages."""
+    from ragreview.core.metrics.mtrag import text_scores
+
+    records = 0
+    for folder in FIXTURE_DIRS[:2]:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line) if line.strip() else {}
+                targets = _texts(row.get("targets") or [])
+                passages = _texts(row.get("contexts") or [])
+                for prediction in _texts(row.get("predictions") or []):
+                    for target in (targets[0] if targets else None, None):
+                        for some in (passages, []):
+                            expected = reference_text_scores(prediction, target, some)
+                            assert text_scores(prediction, target, some) == expected
+                    records += 1
+    assert records > 0
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(ASCII_TEXT, TEXT),
+    st.one_of(st.none(), ASCII_TEXT, TEXT),
+    st.lists(st.one_of(ASCII_TEXT, TEXT), max_size=4),
+)
+def test_text_scores_equal_the_references(
+    prediction: str, target: str | None, passages: list[str]
+) -> None:
+    from ragreview.core.metrics.mtrag import text_scores
+
+    expected = reference_text_scores(prediction, target, passages)
+    assert text_scores(prediction, target, passages) == expected
+
+
+GLUED = st.lists(
+    st.sampled_from(["the", "a", "don't", "x-ray", "u.s.", "1,000", "(an)", "e.g.", "a_b", "co"]),
+    max_size=30,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(GLUED, GLUED, st.lists(GLUED, max_size=3))
+def test_text_scores_of_words_glued_by_punctuation_equal_the_references(
+    prediction: str, target: str, passages: list[str]
+) -> None:
+    """Words with punctuation between letters ("don't") are one recall word and two
+    rouge_score tokens: such a text is tokenized both ways."""
+    from ragreview.core.metrics.mtrag import text_scores
+
+    expected = reference_text_scores(prediction, target, passages)
+    assert text_scores(prediction, target, passages) == expected
+
+
+def test_text_scores_with_the_numbering_starting_afresh_equal_the_references(
+    monkeypatch,
+) -> None:
+    from ragreview.core.metrics import rouge
+    from ragreview.core.metrics.mtrag import text_scores
+
+    monkeypatch.setattr(rouge.NUMBERING, "LIMIT", 5)
+    rng = random.Random(13)
+    vocabulary = "alpha beta gamma the a an don't x-ray delta".split()
+    passages = [" ".join(rng.choices(vocabulary, k=rng.randint(1, 12))) for _ in range(3)]
+    for _ in range(200):
+        prediction = " ".join(rng.choices(vocabulary, k=rng.randint(0, 15)))
+        target = " ".join(rng.choices(vocabulary, k=rng.randint(0, 8)))
+        expected = reference_text_scores(prediction, target, passages)
+        assert text_scores(prediction, target, passages) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(st.text(max_size=80), ASCII_TEXT, st.sampled_from(["\u212a", "İ", "ǅ", "\ud800a"]))
+)
+def test_tokenize_is_rouge_scores_tokenizer(text: str) -> None:
+    """Every character left outside ASCII once lower-cased separates tokens, as in the
+    regex (lower-casing can make ASCII letters: the Kelvin sign is "k")."""
+    from ragreview.core.metrics import rouge
+
+    assert rouge.tokenize(text) == re.findall(r"[a-z0-9]+", text.lower())
+    assert rouge.tokenize(text) == SCORER._tokenizer.tokenize(text)

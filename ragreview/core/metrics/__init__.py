@@ -12,7 +12,6 @@ family's ``compute`` gives its metrics, ``None`` where undefined.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from ..families import metric_families, task_family
@@ -56,7 +55,14 @@ def with_source(record: Record, source: Any) -> Record:
     fmt = source_format(record)
     if fmt is None or not isinstance(source, dict) or "source" in record.data:
         return record
-    return replace(record, data={**record.data, "source": {"format": fmt, "record": source}})
+    # a copy with only ``data`` changed: what dataclasses.replace gives (Record has no
+    # __post_init__), without its per-field __init__ call (five times the copy; once
+    # per MT-RAG record at import, issue 27)
+    seen = object.__new__(Record)
+    seen.__dict__.update(record.__dict__)
+    data = {**record.data, "source": {"format": fmt, "record": source}}
+    object.__setattr__(seen, "data", data)
+    return seen
 
 
 def record_values(

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..labels import Layer
 from ..record import Record
+from . import rouge
 from .common import Values, source_record
 from .ragas import faithfulness
 from .rouge import Reference, best_rouge_l, rouge_l, tokenize
@@ -113,9 +114,15 @@ def token_recall(prediction: str, target: str) -> float:
     counts = Counter(
         filter(target_counts.__contains__, words) if plain else _normalized_words(prediction)
     )
-    # sum((Counter(prediction) & Counter(target)).values()), without building the
-    # intersection: for each target word, the smaller of its two counts
-    common = sum(min(n, counts[w]) for w, n in target_counts.items() if w in counts)
+    return _recall(target_counts, counts)
+
+
+def _recall(target_counts: Counter[str], counts: Counter[str]) -> float:
+    """The common word count over the target's (0 when none is common):
+    ``sum((counts & target_counts).values())`` without building the intersection, for
+    each word of ``counts`` the smaller of its two counts (a target's Counter gives 0
+    for a word it lacks), in C."""
+    common = sum(map(min, map(target_counts.__getitem__, counts), counts.values()))
     if common == 0:
         return 0.0
     return common / target_counts.total()  # (the number of target words)
@@ -166,6 +173,102 @@ def _cleaned_passage(passage: str) -> tuple[str, Reference]:
     they are shared)."""
     target = _clean(passage)
     return target.replace(" ", ""), Reference(tokenize(target))
+
+
+# Every byte but a-z and 0-9 to a space, those to "a": the runs of letters and digits of
+# a lower-cased ASCII text are then counted by one search for " a"
+_RUN_STARTS = bytes(32 if b == 32 else 97 for b in rouge.TO_SPACE)
+
+
+def _runs(lowered: bytes) -> int:
+    """How many runs of letters and digits a lower-cased ASCII text has."""
+    marked = lowered.translate(_RUN_STARTS)
+    return marked.count(b" a") + marked.startswith(b"a")
+
+
+def text_scores(
+    prediction: str, target: str | None, passages: list[str]
+) -> tuple[float | None, float | None, float | None]:
+    """(``token_recall``, ``rouge_l``, ``max_extractiveness``) of a prediction against
+    its first target (None without one: the first two None) and its passages (None
+    without any), equal to the three functions (issue 27: each split and numbered the
+    prediction's words again; Python word strings were most of an MT-RAG import's cost).
+    An ASCII record splits each text once where its two tokenizations agree and
+    numbers each word list once for all three; any other record takes the three."""
+    if prediction.isascii() and (target is None or target.isascii()):
+        scores = _ascii_scores(prediction, target, passages)
+        if scores is not None:
+            return scores
+    if target is None:
+        recall = rouge_score = None
+    else:
+        recall, rouge_score = token_recall(prediction, target), rouge_l(prediction, target)
+    return recall, rouge_score, max_extractiveness(prediction, passages) if passages else None
+
+
+def _ascii_words(text: str) -> tuple[list[str], list[str]] | None:
+    """An ASCII text's token recall words (``_split_words``) and rouge_score tokens
+    (``tokenize``), the same list where they agree; None unless the words are
+    ``_plain`` (the articles are then whole words)."""
+    lowered = text.lower().encode()
+    kept = lowered.translate(None, _PUNCTUATION_BYTES)
+    if kept.translate(None, _ALNUM_OR_SPACE_BYTES):
+        return None
+    # The words are the runs of letters and digits left once punctuation is deleted;
+    # the tokens the runs of the text itself, one or more per word: the same list
+    # when there are as many (no word had punctuation between letters: "don't")
+    if _runs(kept) == _runs(lowered):
+        words = kept.decode().split()
+        return words, words
+    return kept.decode().split(), lowered.translate(rouge.TO_SPACE).decode().split()
+
+
+def _ascii_scores(
+    prediction: str, target: str | None, passages: list[str]
+) -> tuple[float | None, float | None, float | None] | None:
+    """``text_scores`` of ASCII texts with ``_plain`` words, every word list numbered
+    once (rouge's shared numbering); None where that does not apply."""
+    ours = _ascii_words(prediction)
+    theirs = _ascii_words(target) if target is not None else None
+    if ours is None or (target is not None and theirs is None):
+        return None
+    if passages and "_" in prediction:
+        return None  # (extractiveness's tokens are then not the recall words)
+    words, tokens = ours
+    references = [_cleaned_passage(passage) for passage in passages]
+    joined = _clean(prediction).replace(" ", "") if passages else ""
+    extracted = any(target_joined in joined for target_joined, _ in references)
+    size = len(words) + len(tokens) + sum(len(r.tokens) for _, r in references) + 3
+    if theirs is not None:
+        size += len(theirs[0]) + len(theirs[1])
+    recall = rouge_score = extract = None
+    with rouge.LOCK:
+        if not rouge.start(size):
+            return None
+        numbered = rouge.characters
+        chars = numbered(words)
+        if theirs is not None:
+            target_words, target_tokens = theirs
+            target_chars = numbered(target_words)
+            # (the words' hashes are cached by now: numbering them hashed each)
+            target_counts = Counter(target_words)
+            for article in _ARTICLE_WORDS:
+                dict.pop(target_counts, article, None)
+            recall = _recall(target_counts, Counter(filter(target_counts.__contains__, words)))
+            rouge_score = 0.0
+            if tokens and target_tokens:
+                lcs = rouge.lcs_characters(
+                    target_chars if target_tokens is target_words else numbered(target_tokens),
+                    chars if tokens is words else numbered(tokens),
+                )
+                rouge_score = rouge.f_measure(lcs, tokens, target_tokens)
+        if passages:
+            extract = 1.0 if extracted else 0.0  # (no ROUGE-L exceeds 1)
+            for _, reference in references if words and not extracted else ():
+                if reference.tokens:
+                    lcs = rouge.lcs_characters(reference.characters(), chars)
+                    extract = max(extract, rouge.f_measure(lcs, words, reference.tokens))
+    return recall, rouge_score, extract
 
 
 def texts(record: Record) -> tuple[str | None, list[str], list[str]]:
@@ -241,15 +344,14 @@ def metrics(
     scores = record.scores
     prediction, targets, passages = texts(record)
     out: Values = {}
-    recall = token_recall(prediction, targets[0]) if prediction is not None and targets else None
-    rouge = rouge_l(prediction, targets[0]) if prediction is not None and targets else None
+    recall = rouge = extract = None
+    if prediction is not None:
+        recall, rouge, extract = text_scores(prediction, targets[0] if targets else None, passages)
     out["mtrag.recall"] = recall
     out["mtrag.rouge_l"] = rouge
     for name in ("mtrag.bertscore_p", "mtrag.bertscore_r", "mtrag.bert_k_prec"):
         out[name] = scores.get(name)
-    out["mtrag.extractiveness"] = (
-        max_extractiveness(prediction, passages) if prediction is not None and passages else None
-    )
+    out["mtrag.extractiveness"] = extract
     out["mtrag.length"] = None if prediction is None else float(len(prediction))
 
     if rouge is None:

@@ -19,15 +19,16 @@ from typing import Any
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Every ASCII byte but a-z and 0-9 to a space (upper case is lowered first): an ASCII
 # text's tokens by one C translate and a split, a third of the regex's time.
-_TO_SPACE = bytes(c if _TOKEN.fullmatch(chr(c)) else 32 for c in range(256))
+TO_SPACE = bytes(c if _TOKEN.fullmatch(chr(c)) else 32 for c in range(256))
 
 
 def tokenize(text: str) -> list[str]:
     """rouge_score's tokenizer without stemming: lower-case, anything outside
-    ``[a-z0-9]`` separates tokens."""
-    if text.isascii():  # (what the regex finds, as the same strings)
-        return text.lower().encode().translate(_TO_SPACE).decode().split()
-    return _TOKEN.findall(text.lower())
+    ``[a-z0-9]`` separates tokens. What the regex finds, as the same strings: every
+    character left that is not ASCII (after lower-casing, which can make ASCII letters:
+    "K" -> "k") encoded as "?", which separates like the rest (the regex's search of a
+    text that is not ASCII cost twenty times the translate)."""
+    return text.lower().encode("ascii", "replace").translate(TO_SPACE).decode().split()
 
 
 # Tokens as characters: rapidfuzz reads a str's code points directly, where the items of
@@ -50,24 +51,24 @@ class _Numbering(dict[str, str]):
         return char
 
 
-_NUMBERING = _Numbering()
-# (held from a pair's ``_start`` to its LCS: a thread starting the numbering afresh
+NUMBERING = _Numbering()
+# (held from a pair's ``start`` to its LCS: a thread starting the numbering afresh
 # must not renumber another's texts between the two it compares)
-_LOCK = threading.Lock()
+LOCK = threading.Lock()
 
 
-def _start(tokens: int) -> bool:
+def start(tokens: int) -> bool:
     """Before a pair (or one text and its references) is numbered: whether the
     ``tokens`` they hold fit the characters left; past ``LIMIT`` the numbering starts
     afresh here first, never between two texts that are compared."""
-    if len(_NUMBERING) >= _NUMBERING.LIMIT:
-        _NUMBERING.clear()
-        _NUMBERING.generation += 1
-    return len(_NUMBERING) + tokens < _CHARACTERS
+    if len(NUMBERING) >= NUMBERING.LIMIT:
+        NUMBERING.clear()
+        NUMBERING.generation += 1
+    return len(NUMBERING) + tokens < _CHARACTERS
 
 
-def _characters(tokens: list[str]) -> str:
-    return "".join(map(_NUMBERING.__getitem__, tokens))
+def characters(tokens: list[str]) -> str:
+    return "".join(map(NUMBERING.__getitem__, tokens))
 
 
 class Reference:
@@ -82,18 +83,24 @@ class Reference:
         self._generation = -1
 
     def characters(self) -> str:
-        if self._generation != _NUMBERING.generation:
-            self._chars = _characters(self.tokens)
-            self._generation = _NUMBERING.generation
+        if self._generation != NUMBERING.generation:
+            self._chars = characters(self.tokens)
+            self._generation = NUMBERING.generation
         return self._chars
 
 
-def _lcs_characters(a: str, b: str) -> int:
-    # Imported here: core loads no third-party module at import (tests/test_layering.py)
-    # and most commands never compute a ROUGE-L.
-    from rapidfuzz.distance import LCSseq
+_SIMILARITY: list[Any] = []  # rapidfuzz's LCSseq.similarity, once imported
 
-    return int(LCSseq.similarity(a, b))
+
+def lcs_characters(a: str, b: str) -> int:
+    if not _SIMILARITY:
+        # Imported here: core loads no third-party module at import
+        # (tests/test_layering.py) and most commands never compute a ROUGE-L; kept
+        # after (a ``from`` import of a package's module per pair cost a tenth of it)
+        from rapidfuzz.distance import LCSseq
+
+        _SIMILARITY.append(LCSseq.similarity)
+    return int(_SIMILARITY[0](a, b))
 
 
 # Per pair, for texts too many tokens for the shared numbering (only a hostile text):
@@ -115,9 +122,9 @@ def numbered(tokens: list[str]) -> Numbered:
 
 def lcs_length(a: list[str], b: list[str]) -> int:
     """Length of the longest common subsequence of two token lists."""
-    with _LOCK:
-        if _start(len(a) + len(b)):
-            return _lcs_characters(_characters(a), _characters(b))
+    with LOCK:
+        if start(len(a) + len(b)):
+            return lcs_characters(characters(a), characters(b))
     return _lcs(numbered(a), b)
 
 
@@ -143,12 +150,12 @@ def best_rouge_l(prediction_tokens: list[str], references: list[Reference]) -> f
     best = 0.0
     if not prediction_tokens:
         return best
-    with _LOCK:
-        if _start(len(prediction_tokens) + sum(len(r.tokens) for r in references)):
-            chars = _characters(prediction_tokens)
+    with LOCK:
+        if start(len(prediction_tokens) + sum(len(r.tokens) for r in references)):
+            chars = characters(prediction_tokens)
             for reference in references:
                 if reference.tokens:
-                    lcs = _lcs_characters(reference.characters(), chars)
+                    lcs = lcs_characters(reference.characters(), chars)
                     best = max(best, f_measure(lcs, prediction_tokens, reference.tokens))
             return best
     for reference in references:
