@@ -9,8 +9,9 @@ a reviewed record's un-overridden labels count as the reviewer accepting the jud
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,6 +146,29 @@ def metric_pairs(
     return dict(sorted(pairs.items()))
 
 
+class _Background:
+    """``fn(*args)`` on a thread of its own; ``result()`` waits for it and returns what
+    it returned (or raises what it raised)."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self._out: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn, args), daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        try:
+            self._out = fn(*args)
+        except BaseException as error:  # (handed to the caller by result())
+            self._error = error
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._out
+
+
 def build(
     reviewed: Iterable[Reviewed],
     pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]] | None = None,
@@ -163,6 +187,13 @@ def build(
     kept, so memory does not grow with the number of records.
     """
     warnings: list[str] = []
+    # The metrics' bootstrap runs mostly inside numpy, which lets go of the interpreter:
+    # it runs beside the label count below, on a second core where there is one.
+    metrics_done = (
+        None
+        if pairs_by_metric is None
+        else _Background(metrics_stats, pairs_by_metric, seed, resamples)
+    )
     tally, blind_tally = LabelTally(), LabelTally(human_names_only=True)
     records = blind_records = 0
     for r in reviewed:
@@ -181,11 +212,11 @@ def build(
             "those labels' numbers are very uncertain"
         )
 
-    if pairs_by_metric is None:
+    if metrics_done is None:
         metrics: dict[str, Any] = {}
         warnings.append("no per-record metrics were given: the metrics section is empty")
     else:
-        metrics = metrics_stats(pairs_by_metric, seed, resamples)
+        metrics = metrics_done.result()
         few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]
         if few:
             warnings.append(
