@@ -192,11 +192,7 @@ def count_pairs(
             if j is None:
                 missing += 1
             else:
-                try:
-                    counts[(j, h)] = counts.get((j, h), 0) + 1
-                except TypeError:  # a list value (malformed layer): count it as a tuple
-                    as_tuples = (hashable(j), hashable(h))
-                    counts[as_tuples] = counts.get(as_tuples, 0) + 1
+                _count(counts, j, h)
         return missing
     if default is None or is_multiclass(name):  # every item, in the record's order
         for target in keys.unique(label.target):
@@ -204,11 +200,7 @@ def count_pairs(
             if j is None:
                 missing += h is not None
             elif h is not None:
-                try:
-                    counts[(j, h)] = counts.get((j, h), 0) + 1
-                except TypeError:  # a list value (malformed layer): count it as a tuple
-                    as_tuples = (hashable(j), hashable(h))
-                    counts[as_tuples] = counts.get(as_tuples, 0) + 1
+                _count(counts, j, h)
         return missing
     unique = keys.unique(label.target)
     named = [t for t in judged if t in unique]
@@ -224,6 +216,15 @@ def count_pairs(
         pair = (default, default)
         counts[pair] = counts.get(pair, 0) + len(unique) - len(named)
     return missing
+
+
+def _count(counts: dict[tuple[Any, Any], int], j: Any, h: Any) -> None:
+    """Count one ``(judge, human)`` pair."""
+    try:
+        counts[(j, h)] = counts.get((j, h), 0) + 1
+    except TypeError:  # a list value (malformed layer): count it as a tuple
+        pair = (hashable(j), hashable(h))
+        counts[pair] = counts.get(pair, 0) + 1
 
 
 def label_names(layers: Iterable[Iterable[str]]) -> list[str]:

@@ -27,12 +27,14 @@ from ..formats.helpers import FAMILY_SOURCES, map_args, run
 SOURCES = FAMILY_SOURCES
 
 
-def random_value(name: str, record: Record, rng: random.Random):
+def random_value(name: str, record: Record, rng: random.Random, token: str = "no_support"):
+    """A value of label ``name`` on ``record``; a ``keys`` list may cite ``token`` (by
+    default one that is not a citable key)."""
     spec = CATALOGUE[name]
     if spec.kind == "bool":
         return rng.random() < 0.5
     if spec.kind == "keys":
-        keys = [k for k, _ in record.doc_sentences] + ["no_support"]
+        keys = [k for k, _ in record.doc_sentences] + [token]
         return rng.sample(keys, min(len(keys), rng.randint(0, 3)))
     if spec.kind == "rating":
         return rng.randint(1, 10)

@@ -24,26 +24,14 @@ from ragreview.core import agreement_report
 from ragreview.core.agreement_report import Reviewed
 from ragreview.core.errors import RagreviewError
 from ragreview.core.labels import CATALOGUE
-from ragreview.core.record import Record
 from ragreview.core.record_targets import RecordTargets
 from ragreview.store import history, item_edits, metric_reads, open_database, review_queries
 from ragreview.store import records as store_records
 
+from ..core.test_agreement_counts import random_value
 from ..formats.helpers import FAMILY_SOURCES, map_args, run
 
 REVIEWER = "ann"
-
-
-def some_value(name: str, record: Record, rng: random.Random):
-    spec = CATALOGUE[name]
-    if spec.kind == "bool":
-        return rng.random() < 0.5
-    if spec.kind == "keys":
-        keys = [k for k, _ in record.doc_sentences] + ["general"]
-        return rng.sample(keys, min(len(keys), rng.randint(0, 3)))
-    if spec.kind == "rating":
-        return rng.randint(1, 10)
-    return rng.choice(spec.choices)
 
 
 def review(db, rng: random.Random) -> None:
@@ -58,7 +46,7 @@ def review(db, rng: random.Random) -> None:
                 roll = rng.random()
                 if roll > 0.25 or rng.random() < 0.6:  # (a few labels per record)
                     continue
-                value = None if roll < 0.03 else some_value(name, record, rng)
+                value = None if roll < 0.03 else random_value(name, record, rng, "general")
                 try:
                     history.set_label(
                         db, stored.rowid, name, target, value, REVIEWER, blind=roll > 0.2

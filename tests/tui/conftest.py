@@ -44,6 +44,22 @@ def make_app(o, reviewer: str = "alice", blind: bool = False, panel: str = "full
     return app
 
 
+def at_first_frame(app: RagreviewApp, measure: Callable[[], object]) -> list:
+    """A list that gets ``measure()`` when ``app`` draws its first frame with the
+    record's first row on it (for checks of what runs before that frame)."""
+    taken: list = []
+    display = app._display
+
+    def first_frame(screen, renderable) -> None:
+        display(screen, renderable)
+        rows = getattr(app.screen, "sentences", None) and app.screen.sentences.rows
+        if renderable is not None and rows and rows[0].is_mounted and not taken:
+            taken.append(measure())
+
+    app._display = first_frame  # type: ignore[method-assign]
+    return taken
+
+
 def text_of(widget) -> str:
     """What a widget shows on screen, as plain text lines."""
     width, height = widget.outer_size  # borders included

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from ragreview.tui.widgets.record_list import HEAD
 
 from ..cli.agreement_helpers import trace_record
-from .conftest import make_app, opened, settled, text_of, write_records
+from .conftest import at_first_frame, make_app, opened, settled, text_of, write_records
 
 
 async def test_whole_list_arrives_after_the_head_in_list_order(tmp_path) -> None:
@@ -170,20 +170,11 @@ async def test_rows_below_the_first_screen_are_mounted_after_the_first_frame(tmp
     in item order, with every row there once the app is idle."""
     path = write_records(tmp_path, [long_record("long")])
     app = make_app(opened(path))
-    at_first_frame: list[int] = []
-    display = app._display
-
-    def first_frame(screen, renderable) -> None:
-        display(screen, renderable)
-        rows = getattr(app.screen, "sentences", None) and app.screen.sentences.rows
-        if renderable is not None and rows and rows[0].is_mounted and not at_first_frame:
-            at_first_frame.append(sum(row.is_mounted for row in rows))
-
-    app._display = first_frame  # type: ignore[method-assign]
+    mounted = at_first_frame(app, lambda: sum(row.is_mounted for row in app.screen.sentences.rows))
     async with app.run_test(size=(80, 24)) as pilot:
         sentences = app.screen.sentences
         assert await settled(pilot, lambda: all(row.is_mounted for row in sentences.rows))
-        assert 0 < at_first_frame[0] < len(sentences.rows) == 42
+        assert 0 < mounted[0] < len(sentences.rows) == 42
         shown = [child for child in sentences.children if child in sentences.rows]
         assert shown == sentences.rows  # in item order, below what came first
 

@@ -69,7 +69,7 @@ async def test_the_draw_s_estimate_comes_right_after_the_first_frame(tmp_path):
     and the header's stopping rule show it once the app is idle."""
     from ragreview.services import queue_draws
 
-    from .conftest import settled
+    from .conftest import at_first_frame, settled
 
     o = opened(write_records(tmp_path, [trace(i) for i in range(12)]))
     metric_writes.put_setting(o.db, o.dataset, "estimate.target_halfwidth", 0.05)
@@ -77,20 +77,11 @@ async def test_the_draw_s_estimate_comes_right_after_the_first_frame(tmp_path):
     app = make_app(o)
     statements: list[str] = []
     o.db.conn.set_trace_callback(statements.append)
-    at_first_frame: list[int] = []
-    display = app._display
-
-    def first_frame(screen, renderable) -> None:
-        display(screen, renderable)
-        rows = getattr(app.screen, "sentences", None) and app.screen.sentences.rows
-        if renderable is not None and rows and rows[0].is_mounted and not at_first_frame:
-            at_first_frame.append(len(statements))
-
-    app._display = first_frame  # type: ignore[method-assign]
+    read = at_first_frame(app, lambda: len(statements))
     async with app.run_test(size=(100, 30)) as pilot:
         panel = app.screen.query_one(MetricsPanel)
         assert await settled(pilot, lambda: bool(panel.values.get("estimate")))
-        assert not [s for s in statements[: at_first_frame[0]] if "review_draw" in s]
+        assert not [s for s in statements[: read[0]] if "review_draw" in s]
         assert [s for s in statements if "review_draw" in s]
         header = app.screen.query_one(ReviewHeader)
         assert "±0.05: no estimate yet" in header._shown[5]
