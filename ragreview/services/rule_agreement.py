@@ -26,14 +26,7 @@ def build(db: sqlite_utils.Database, dataset: str, *, all_reviewed: bool) -> dic
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
     counts: dict[str, dict[str, Counter[tuple[bool, bool]]]] = {}
-    for rowid, name, human_text, judge_text, rule in db.conn.execute(
-        "SELECT h.record, h.name, h.value, j.value, e.rule FROM human_labels h "
-        "JOIN events e ON e.id = h.event JOIN records r ON r.rowid = h.record "
-        "LEFT JOIN judge_labels j ON j.record = h.record AND j.name = h.name "
-        "AND j.target = h.target "
-        "WHERE r.dataset = ? AND r.status = 'reviewed' AND e.rule IS NOT NULL",
-        (dataset,),
-    ):
+    for rowid, name, human_text, judge_text, rule in guidelines.reviewed_rule_labels(db, dataset):
         if name not in CATALOGUE or (only is not None and rowid not in only):
             continue
         human = label_value(human_text)

@@ -6,6 +6,7 @@ merge write events that carry the rule on, so the tag follows the value.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..core.errors import RagreviewError
@@ -67,6 +68,21 @@ def label_rules(db: sqlite_utils.Database, rowid: int) -> dict[tuple[str, str], 
             (rowid,),
         )
     }
+
+
+def reviewed_rule_labels(
+    db: sqlite_utils.Database, dataset: str
+) -> Iterator[tuple[int, str, str, str | None, str]]:
+    """``(rowid, label, human value, judge value or None, rule)`` of each human label
+    of the dataset's reviewed records that names a rule (values as stored JSON)."""
+    yield from db.conn.execute(
+        "SELECT h.record, h.name, h.value, j.value, e.rule FROM human_labels h "
+        "JOIN events e ON e.id = h.event JOIN records r ON r.rowid = h.record "
+        "LEFT JOIN judge_labels j ON j.record = h.record AND j.name = h.name "
+        "AND j.target = h.target "
+        "WHERE r.dataset = ? AND r.status = 'reviewed' AND e.rule IS NOT NULL",
+        (dataset,),
+    )
 
 
 def dataset_label_rules(

@@ -18,7 +18,7 @@ from ragreview.store import guidelines
 from ragreview.tui.widgets.item_row import ItemRow
 from ragreview.tui.widgets.metrics_panel import MetricsPanel
 
-from .conftest import REPO, events, human, make_app, opened, text_of
+from .conftest import REPO, events, human, make_app, opened, settled, text_of
 from .test_families import LABEL_KEYS, others, press_refused, record_value
 
 SOURCE = REPO / "fixtures" / "ragchecker" / "checking_outputs.json"
@@ -196,6 +196,8 @@ async def test_a_40_by_20_result_mounts_a_row_per_claim_not_per_cell(tmp_path):
         assert len(view.items) > cells  # every cell is still a cursor stop ...
         # ... but the screen mounts one row per claim and per chunk sentence: O(claims +
         # chunks) widgets, not the 1,600 cell rows that took 13 s to the first screen
+        # (the rows below the first screenful are mounted after the first frame)
+        assert await settled(pilot, lambda: all(row.is_mounted for row in view.rows))
         mounted = len(app.screen.query(ItemRow))
         assert mounted == len(view.rows) <= 2 * claims + chunks + 2, mounted
         assert len(app.screen.query(Widget)) < 4 * (2 * claims + chunks) + 100
