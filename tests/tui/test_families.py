@@ -57,6 +57,10 @@ def others(*applicable: str) -> list[str]:
 
 async def goto(app, pilot, key: str) -> None:
     rows = app.screen.sentences.rows
+    # as a reviewer reads first: the rows below the first screenful are mounted after
+    # the first frame (test_first_screen covers a key that comes before them)
+    await settled(pilot, lambda: all(row.is_mounted for row in rows))
+    await pilot.pause()
     app.screen.sentences.move_to(next(i for i, r in enumerate(rows) if r.item.key == key))
     await pilot.pause()
 

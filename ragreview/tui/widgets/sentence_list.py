@@ -283,8 +283,9 @@ class SentenceList(VerticalScroll, can_focus=False):
         # a move made before the opening's reveal ran (a quick key, or a key that opens a
         # record and moves to an item in it) must not be scrolled away by that reveal
         self.reveal = False
-        if scroll and flushed:
-            self.call_after_refresh(self._scroll_to_cursor)  # once the rows are laid out
+        if scroll and (flushed or not row.size.height):
+            # once the rows are laid out (a row mounted after the first frame may not be yet)
+            self.call_after_refresh(self._scroll_to_cursor)
         elif scroll:
             self._scroll_to_cursor()
 
