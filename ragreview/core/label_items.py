@@ -194,7 +194,7 @@ def count_pairs(
             else:
                 _count(counts, j, h)
         return missing
-    if default is None or is_multiclass(name):  # every item, in the record's order
+    if is_multiclass(name):  # every item, in the record's order (a matrix's order)
         for target in keys.unique(label.target):
             j, h = judged.get(target, default), given.get(target, default)
             if j is None:

@@ -133,9 +133,13 @@ class _DataPage:
 
     @cached_property
     def texts(self) -> Mapping[int, str]:
-        marks = ",".join("?" * len(self._rowids))  # (a page: at most ``iterate``'s batch)
-        sql = f"SELECT rowid, data FROM records WHERE rowid IN ({marks})"
-        return dict(self._conn.execute(sql, self._rowids))
+        return _data_texts(self._conn, self._rowids)  # (a page: at most ``iterate``'s batch)
+
+
+def _data_texts(conn: Any, rowids: list[int]) -> dict[int, str]:
+    """rowid -> the canonical data (JSON text) of each of ``rowids`` (a page's worth)."""
+    marks = ",".join("?" * len(rowids))
+    return dict(conn.execute(f"SELECT rowid, data FROM records WHERE rowid IN ({marks})", rowids))
 
 
 class _JudgePage:
@@ -382,6 +386,11 @@ def human_layers(
 ) -> dict[int, dict[str, dict[str, Any]]]:
     """The human layers of several records."""
     return _layers(db.conn, "human_labels", rowids)
+
+
+def data_texts(db: sqlite_utils.Database, rowids: list[int]) -> dict[int, str]:
+    """The canonical data (JSON text) of several records (a page's worth), by rowid."""
+    return _data_texts(db.conn, rowids)
 
 
 def judge_layers(

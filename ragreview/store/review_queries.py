@@ -20,7 +20,7 @@ from ..core.record_targets import RecordTargets
 from . import bulk
 from .db import write
 from .history import LABEL_KINDS
-from .records import StoredRecord, dumps, human_layers, judge_layers, loads, now
+from .records import StoredRecord, data_texts, dumps, human_layers, judge_layers, loads, now
 
 BLIND = "blind"
 
@@ -67,10 +67,7 @@ def iter_reviewed(
     ]
     for start in range(0, len(rowids), batch):
         page = rowids[start : start + batch]
-        marks = ",".join("?" * len(page))
-        data = dict(
-            db.conn.execute(f"SELECT rowid, data FROM records WHERE rowid IN ({marks})", page)
-        )
+        data = data_texts(db, page)
         judge, human = judge_layers(db, page), human_layers(db, page)
         blind = blind_layers(db, page)
         for rowid in page:
