@@ -344,17 +344,19 @@ def metrics(
     scores = record.scores
     prediction, targets, passages = texts(record)
     out: Values = {}
-    recall = rouge = extract = None
+    recall = rouge_value = extract = None
     if prediction is not None:
-        recall, rouge, extract = text_scores(prediction, targets[0] if targets else None, passages)
+        recall, rouge_value, extract = text_scores(
+            prediction, targets[0] if targets else None, passages
+        )
     out["mtrag.recall"] = recall
-    out["mtrag.rouge_l"] = rouge
+    out["mtrag.rouge_l"] = rouge_value
     for name in ("mtrag.bertscore_p", "mtrag.bertscore_r", "mtrag.bert_k_prec"):
         out[name] = scores.get(name)
     out["mtrag.extractiveness"] = extract
     out["mtrag.length"] = None if prediction is None else float(len(prediction))
 
-    if rouge is None:
+    if rouge_value is None:
         agg = None
     else:
         bert_r = scores.get("mtrag.bertscore_r")
@@ -367,7 +369,7 @@ def metrics(
             # rb_agg: no 'BertKPrec' in the metrics -> extractiveness 0 -> RB_agg 0 (the
             # scripts' per-passage loop never creates it on a turn with no contexts)
             extr = 0.0
-        agg = rb_agg(first or 0.0, rouge, extr)
+        agg = rb_agg(first or 0.0, rouge_value, extr)
     out["mtrag.rb_agg"] = agg
 
     rating = (labels.get("rb_llm_rating") or {}).get("*")
