@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -233,10 +233,12 @@ def _layers(conn, table: str, rowids: list[int]) -> dict[int, dict[str, dict[str
 
 
 def _build(
-    rows: list[tuple], conn, lazy_judge: bool = False, sources: bool = False
+    rows: list[tuple], conn, lazy_judge: bool = False, lines: list[bytes] | None = None
 ) -> list[StoredRecord]:
+    """The page's records; with ``lines`` (its sources decompressed, ``_blobs``) the rows
+    were read without their data, which a ``_DataPage`` reads when asked for."""
     rowids = [r[0] for r in rows]
-    page = _DataPage(conn, rowids) if sources else None  # (rows read without their data)
+    page = _DataPage(conn, rowids) if lines is not None else None
     judge: Mapping[int, Layer | _JudgePage] = (
         dict.fromkeys(rowids, _JudgePage(conn, rowids))
         if lazy_judge
@@ -246,7 +248,7 @@ def _build(
     out = []
     for rowid, dataset, position, data, status, by, at, note, source, refs in rows:
         out.append(
-            StoredRecord(
+            _stored(
                 rowid,
                 dataset,
                 position,
@@ -261,14 +263,30 @@ def _build(
                 refs,
             )
         )
-    if sources:  # the page's compressed sources, decompressed together
-        packed = [
-            (item, item.stored_source) for item in out if isinstance(item.stored_source, bytes)
-        ]
-        lines = source_blob.unpack_many([blob for _item, blob in packed])
-        for (item, _blob), line in zip(packed, lines, strict=True):
+    if lines is not None:  # the page's compressed sources, decompressed (``_blobs``)
+        packed = [item for item in out if isinstance(item.stored_source, bytes)]
+        for item, line in zip(packed, lines, strict=True):
             item.__dict__["source_bytes"] = line  # (where the cached property keeps it)
     return out
+
+
+def _stored(*values: Any) -> StoredRecord:
+    """``StoredRecord(*values)`` without its frozen ``__init__``, which sets each of the
+    twelve fields through ``object.__setattr__``: three times slower, and an export
+    builds one per record (issue 27). The fields go straight into the instance dict,
+    where ``__init__`` puts them too (the class has no slots)."""
+    item = _new(StoredRecord)
+    item.__dict__.update(zip(_STORED_FIELDS, values, strict=True))
+    return item
+
+
+_new = object.__new__
+_STORED_FIELDS = tuple(f.name for f in fields(StoredRecord))
+
+
+def _blobs(rows: list[tuple]) -> list[bytes]:
+    """The compressed sources of a page's rows (``_RECORD_COLUMNS``' ``source``), in order."""
+    return [row[8] for row in rows if isinstance(row[8], bytes)]
 
 
 def get(db: sqlite_utils.Database, rowid: int) -> StoredRecord:
@@ -311,8 +329,9 @@ def iterate(
     """Records in file order, loaded in batches so memory stays flat. With
     ``lazy_judge`` a page's judge layers are read only if one is asked for (an export
     writes unreviewed records back from their source alone); with ``sources`` a
-    page's compressed sources are decompressed together, as it is read (an export
-    writes every one), and its canonical data is read only if one is asked for."""
+    page's compressed sources are decompressed together, on a thread while the page
+    before is used (an export writes every one: ``source_blob.Unpacking``), and its
+    canonical data is read only if one is asked for."""
     where, params = [], []
     if dataset is not None:
         where.append("dataset = ?")
@@ -326,18 +345,39 @@ def iterate(
     key = "position, rowid" if dataset is not None else "dataset, position, rowid"
     where.append(f"({key}) > ({', '.join('?' for _ in key.split(','))})")
     clause = " AND ".join(where)
+    sql = (
+        f"SELECT {_COLUMNS_BUT_DATA if sources else _RECORD_COLUMNS} FROM records "
+        f"WHERE {clause} ORDER BY {key} LIMIT ?"
+    )
     last: tuple = (-1, -1) if dataset is not None else ("", -1, -1)
+    pages = _pages(db.conn, sql, params, last, batch)
+    if not sources:
+        for rows in pages:
+            yield from _build(rows, db.conn, lazy_judge)
+        return
+    # The next page is read and its sources decompress on a thread while this page's
+    # records are used (written): ``source_blob.Unpacking``.
+    with source_blob.Unpacking() as unpacking:
+        ahead = None
+        for rows in pages:
+            started = rows, unpacking.start(_blobs(rows))
+            if ahead is not None:
+                yield from _build(ahead[0], db.conn, lazy_judge, ahead[1]())
+            ahead = started
+        if ahead is not None:
+            yield from _build(ahead[0], db.conn, lazy_judge, ahead[1]())
+
+
+def _pages(conn, sql: str, params: list[Any], last: tuple, batch: int) -> Iterator[list[tuple]]:
+    """``iterate``'s pages of rows: ``sql`` from after the key ``last`` (the row value
+    of ``position, rowid``, with ``dataset`` first when it spans datasets)."""
     while True:
-        rows = db.conn.execute(
-            f"SELECT {_COLUMNS_BUT_DATA if sources else _RECORD_COLUMNS} FROM records "
-            f"WHERE {clause} ORDER BY {key} LIMIT ?",
-            [*params, *last, batch],
-        ).fetchall()
+        rows = conn.execute(sql, [*params, *last, batch]).fetchall()
         if not rows:
             return
-        yield from _build(rows, db.conn, lazy_judge, sources)
+        yield rows
         end = rows[-1]
-        last = (end[2], end[0]) if dataset is not None else (end[1], end[2], end[0])
+        last = (end[2], end[0]) if len(last) == 2 else (end[1], end[2], end[0])
 
 
 def datasets(db: sqlite_utils.Database) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ A source whose metrics read its text in SQL (MT-RAG's) stays text.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a source is first packed or unpacked (start-up)
@@ -62,16 +63,46 @@ def unpack_bytes(blob: bytes) -> bytes:
     return _decompressor().decompress(blob)
 
 
-def unpack_many(blobs: list[bytes]) -> list[bytes]:
+def unpack_many(
+    blobs: list[bytes], decompressor: zstandard.ZstdDecompressor | None = None
+) -> list[bytes]:
     """``unpack_bytes`` of each, in one call that decompresses on two threads outside the
     GIL (an export's page of records: decompressing was most of what an export does
     beyond the floor's read and write). Bytes, not text: an export writes them as they
-    are, and decoding them only to encode them again cost it a fifth of its time."""
+    are, and decoding them only to encode them again cost it a fifth of its time.
+    ``decompressor``: one the calling thread owns (``Unpacking``'s), else this thread's."""
+    found_decompressor = decompressor or _decompressor()
     if len(blobs) < 2:
-        return [unpack_bytes(blob) for blob in blobs]
+        return [found_decompressor.decompress(blob) for blob in blobs]
     frames: list[bytes | bytearray | memoryview] = list(blobs)  # (the stubs' element type)
-    found = _decompressor().multi_decompress_to_buffer(frames, threads=2)
+    found = found_decompressor.multi_decompress_to_buffer(frames, threads=2)
     return [found[i].tobytes() for i in range(len(found))]
+
+
+class Unpacking:
+    """``unpack_many`` on a thread of its own: an export hands it the next page's
+    sources and writes the page it has meanwhile, so decompressing (half of an
+    export's instructions) runs beside the reading and writing instead of between
+    them (issue 27: wall time against the minimal script). Outside the GIL, like the
+    writes and SQLite's reads, so two cores are both used. Close it (``with``)."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor  # (only an export needs it)
+
+        import zstandard
+
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="ragreview-unpack")
+        self._decompressor = zstandard.ZstdDecompressor()  # the pool's thread's alone
+
+    def start(self, blobs: list[bytes]) -> Callable[[], list[bytes]]:
+        """Begin decompressing ``blobs``; the returned call waits for their lines."""
+        return self._pool.submit(unpack_many, blobs, self._decompressor).result
+
+    def __enter__(self) -> Unpacking:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def unpack(blob: bytes) -> str:

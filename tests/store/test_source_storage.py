@@ -275,3 +275,34 @@ def test_an_export_reads_a_record_s_data_only_with_its_page_when_asked(tmp_path)
     assert data_reads() == 1  # (the same page)
     assert paged[0].data == store_records.get(db, paged[0].rowid).data
     assert data_reads() == 2
+
+
+def _unpacking_threads() -> list[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name.startswith("ragreview-unpack")]
+
+
+def test_an_export_s_pages_decompress_ahead_in_order_and_the_thread_ends(tmp_path) -> None:
+    """``iterate(sources=True)`` decompresses the next page's sources on a thread while
+    a page is used (``source_blob.Unpacking``): every record still comes with its own
+    line, in file order, equal to the plain iteration's; and the thread ends with the
+    iteration, whether it ran to the end or the reader stopped early."""
+    path = tmp_path / "rows.jsonl"
+    rows = _rows() * 3  # 12 records: pages of 5, 5 and 2
+    for number, row in enumerate(rows):
+        row["id"] = f"r{number}"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    db_path = tmp_path / "rows.db"
+    assert run("import", path, "--db", db_path).exit_code == 0
+    db = open_database(db_path)
+    plain = list(store_records.iterate(db, "rows", batch=5))
+    paged = list(store_records.iterate(db, "rows", batch=5, sources=True))
+    assert [r.rowid for r in paged] == [r.rowid for r in plain]
+    assert [r.source_bytes for r in paged] == [r.source_bytes for r in plain]
+    assert [r.source for r in paged] == path.read_text(encoding="utf-8").splitlines()
+    assert _unpacking_threads() == []
+    stopped = store_records.iterate(db, "rows", batch=5, sources=True)
+    assert next(stopped).source == plain[0].source  # (page 2 is being decompressed)
+    stopped.close()
+    assert _unpacking_threads() == []
