@@ -1,18 +1,27 @@
 """Export throughput against a minimal script, measured in the same run (docs/architecture.md).
 
 Generates the same RAGBench-style file as ``import_bench.py`` (default 100,000 rows) in
-each JSON style of ``import_bench.STYLES`` (the worst counts), imports it into a ragreview DB and into the baseline's minimal DB (neither timed), then
-times, alternating:
+each JSON style of ``import_bench.STYLES`` (the worst counts), imports it into a
+ragreview DB and into the baseline's minimal DB (neither timed), then times, in turn:
 
 * the baseline: read the raw lines back from its SQLite table in file order and write
-  them to a file;
+  them to a file (in this process: no interpreter start);
 * ``python -m ragreview export DB --out FILE --as source`` in a subprocess (the whole
-  command), checked to give the input back byte for byte.
+  command, start-up and the sync of its file included), checked to give the input back
+  byte for byte.
+
+Both sides start alike (``_fresh``): their output from the run before removed and every
+dirty page flushed first, neither timed. The order alternates run by run: the first
+run after an import was the slowest of either side (the floor's too, 11.6 s against
+7.1 s when it went first), so with a fixed order it fell on ragreview's first run.
+Each run prints both sides' wall and CPU time (user + system, every thread): a slow
+run shows whether it waited or worked.
 
 Prints both throughputs (medians over ``--repeat`` runs) and their ratio (SPEC: at
-least 0.5; the speed issue's target: ragreview's time <= 1.5x the floor's). Then times ``export --as csv`` (every record's stored metrics, one row per
-record) against ``export --as source`` in the same run, alternating, and prints the
-time ratio csv / source (target <= 1.5) and the CSV export's peak RSS.
+least 0.5; the speed issue's target: ragreview's time <= 1.5x the floor's). Then times
+``export --as csv`` (every record's stored metrics, one row per record) against
+``export --as source`` in the same run, alternating, and prints the time ratio csv /
+source (target <= 1.5) and the CSV export's peak RSS.
 
     python bench/export_bench.py [--records N] [--repeat R] [--keep DIR]
 """
@@ -85,16 +94,16 @@ def _ours_run(db: Path, out: Path) -> tuple[float, float]:
     return elapsed, cpu
 
 
-def _fresh(*paths: Path) -> None:
-    """Remove the last run's outputs, then flush every dirty page (neither timed).
+def _fresh(path: Path) -> None:
+    """Remove the output the next run writes, then flush every dirty page (neither
+    timed).
 
     Each side then starts in the same state: no dirty pages of an earlier run (the
     import's or the other side's) whose writeback would land on it, and no old output
     to free. Freeing a 1 GB file costs ~1.5 s on the bench machine (ext4 mounted with
     ``discard``), and it was paid unevenly: the first run of the first style replaced
     no file, the others did."""
-    for path in paths:
-        path.unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
     os.sync()
 
 
@@ -118,10 +127,11 @@ def by_style(args, folder: Path, style: str) -> float:
         # second of a pair) falls on each side alike
         sides = [("floor", base_runs), ("ours", ours_runs)]
         for side, runs in sides if run % 2 == 0 else sides[::-1]:
-            _fresh(base_out, ours_out)
             if side == "floor":
+                _fresh(base_out)
                 runs.append(_floor_run(folder / "baseline.db", base_out))
             else:
+                _fresh(ours_out)
                 runs.append(_ours_run(folder / "ragreview.db", ours_out))
         (bw, bc), (ow, oc) = base_runs[-1], ours_runs[-1]
         first = "floor" if run % 2 == 0 else "ours"
