@@ -12,8 +12,9 @@ ragreview DB and into the baseline's minimal DB (neither timed), then times, in 
 
 Both sides start alike (``_fresh``): their output from the run before removed and every
 dirty page flushed first, neither timed. The order alternates run by run: the first
-run after an import was the slowest of either side (the floor's too, 11.6 s against
-7.1 s when it went first), so with a fixed order it fell on ragreview's first run.
+run after an import costs more whichever side it is (at 100,000 rows the floor, run
+first, took 4.0 s CPU against 3.1-3.2 s in its later runs), and with a fixed order
+that cost fell on one side.
 Each run prints both sides' wall and CPU time (user + system, every thread): a slow
 run shows whether it waited or worked.
 
