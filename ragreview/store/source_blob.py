@@ -64,18 +64,19 @@ def unpack_bytes(blob: bytes) -> bytes:
 
 
 def unpack_many(
-    blobs: list[bytes], decompressor: zstandard.ZstdDecompressor | None = None
+    blobs: list[bytes], decompressor: zstandard.ZstdDecompressor | None = None, threads: int = 2
 ) -> list[bytes]:
-    """``unpack_bytes`` of each, in one call that decompresses on two threads outside the
-    GIL (an export's page of records: decompressing was most of what an export does
-    beyond the floor's read and write). Bytes, not text: an export writes them as they
-    are, and decoding them only to encode them again cost it a fifth of its time.
-    ``decompressor``: one the calling thread owns (``Unpacking``'s), else this thread's."""
+    """``unpack_bytes`` of each, in one call that decompresses on ``threads`` threads
+    outside the GIL (an export's page of records: decompressing was most of what an
+    export does beyond the floor's read and write). Bytes, not text: an export writes
+    them as they are, and decoding them only to encode them again cost it a fifth of its
+    time. ``decompressor``: one the calling thread owns (``Unpacking``'s), else this
+    thread's."""
     found_decompressor = decompressor or _decompressor()
     if len(blobs) < 2:
         return [found_decompressor.decompress(blob) for blob in blobs]
     frames: list[bytes | bytearray | memoryview] = list(blobs)  # (the stubs' element type)
-    found = found_decompressor.multi_decompress_to_buffer(frames, threads=2)
+    found = found_decompressor.multi_decompress_to_buffer(frames, threads=threads)
     return [found[i].tobytes() for i in range(len(found))]
 
 
@@ -95,8 +96,12 @@ class Unpacking:
         self._decompressor = zstandard.ZstdDecompressor()  # the pool's thread's alone
 
     def start(self, blobs: list[bytes]) -> Callable[[], list[bytes]]:
-        """Begin decompressing ``blobs``; the returned call waits for their lines."""
-        return self._pool.submit(unpack_many, blobs, self._decompressor).result
+        """Begin decompressing ``blobs``; the returned call waits for their lines.
+
+        On this one thread: the export's own thread (reading, building records,
+        writing) is the longer path, so a second decompressing thread would only take
+        the core it runs on (and start two threads a page)."""
+        return self._pool.submit(unpack_many, blobs, self._decompressor, 1).result
 
     def __enter__(self) -> Unpacking:
         return self
