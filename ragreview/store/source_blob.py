@@ -14,6 +14,7 @@ A source whose metrics read its text in SQL (MT-RAG's) stays text.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a source is first packed or unpacked (start-up)
@@ -53,8 +54,18 @@ def _decompressor() -> zstandard.ZstdDecompressor:
 
 def pack(line: str | bytes) -> bytes:
     """The line (text, or the UTF-8 bytes as read) compressed."""
-    raw = line.encode() if isinstance(line, str) else line
-    return _compressor().compress(raw)
+    return packer()(line)
+
+
+def packer() -> Callable[[str | bytes], bytes]:
+    """``pack``, bound to this thread's compressor: for a run of lines packed one after
+    another (``store.importer.prepare_batch``)."""
+    compress = _compressor().compress
+
+    def pack_one(line: str | bytes) -> bytes:
+        return compress(line.encode() if isinstance(line, str) else line)
+
+    return pack_one
 
 
 def unpack_bytes(blob: bytes) -> bytes:
