@@ -31,10 +31,10 @@ from typing import Any
 
 from .. import formats
 from ..core.errors import InputError, RagreviewError
-from ..core.record import ImportItem, Unchanged
+from ..core.record import Unchanged
 from ..formats import parquet
 from ..formats.base import ReadContext, Share
-from ..store.importer import Prepared, prepare_batch
+from ..store.importer import Prepared, Preparing
 
 PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
 BATCH = 100  # records per message (~2 MB of RAGBench rows)
@@ -247,7 +247,9 @@ def _work(
         # first (the workers' batches queue up meanwhile)
         os.nice(NICE)
     read = 0
-    batch: list[ImportItem | Unchanged | InputError] = []  # read, to prepare
+    # (errors and warnings alike pass through as they are; two workers have spare time
+    # for the hashes)
+    batch = Preparing(settings, hashed=shared)
     outbox = _Outbox(sender)
 
     def send(kind: str, payload: Any) -> None:
@@ -260,11 +262,7 @@ def _work(
         read += n
 
     def send_batch() -> None:
-        nonlocal batch
-        # (errors and warnings alike pass through as they are; two workers have spare
-        # time for the hashes)
-        send("entries", prepare_batch(batch, settings, hashed=shared))
-        batch = []
+        send("entries", batch.take())
 
     def turn(index: int) -> None:  # the rows of batch ``index`` are all in ``batch``
         send_batch()
@@ -275,7 +273,7 @@ def _work(
         # (its peek at the head is not progress: only the records read under ctx are)
         _fmt, stream = formats.read(Path(path), fmt, ctx=ctx)
         for entry in stream:
-            batch.append(entry)
+            batch.add(entry)
             if len(batch) >= BATCH:
                 send_batch()
         send_batch()

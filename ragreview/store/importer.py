@@ -111,35 +111,56 @@ def prepare_batch(
     hashed: bool = False,
 ) -> list[Prepared | Unchanged | InputError]:
     """``prepare`` of each record among ``entries`` (lines skipped and errors pass
-    through as they are), in their order.
-
-    The sources are compressed and hashed last, one after another: between two records'
-    compressions the rest of a record's preparing pushed zstd's tables (~100 KB) out of
-    the cache, and a line compressed that way cost about half as much again as one of a
-    run (issue 27: compressing was a fifth of an import worker's time). The blobs are
-    the same bytes either way."""
-    out: list[Any] = []
-    packing: list[tuple[list[Any], bytes | str, ImportItem]] = []
+    through as they are), in their order (see ``Preparing``)."""
+    preparing = Preparing(settings, hashed=hashed)
     for entry in entries:
+        preparing.add(entry)
+    return preparing.take()
+
+
+class Preparing:
+    """Records prepared as they come (``add``), given back in their order by ``take``.
+
+    Each record is prepared as it comes, while what was read of it is still in the
+    cache; but the sources are compressed (and hashed) at ``take``, one after another:
+    between two records' compressions the rest of a record's preparing pushed zstd's
+    tables (~100 KB) out of the cache, and a line compressed that way cost about half as
+    much again as one of a run (issue 27: compressing was a fifth of an import worker's
+    time). The blobs are the same bytes either way."""
+
+    def __init__(self, settings: dict[str, Any], *, hashed: bool = False) -> None:
+        self.settings, self.hashed = settings, hashed
+        self._out: list[Any] = []  # entries, and the fields of the records' Prepared
+        self._packing: list[tuple[list[Any], bytes | str, ImportItem]] = []
+
+    def __len__(self) -> int:
+        return len(self._out)
+
+    def add(self, entry: ImportItem | Unchanged | InputError) -> None:
         if isinstance(entry, (InputError, Unchanged)):
-            out.append(entry)
-            continue
-        fields, line = _fields(entry, settings)
+            self._out.append(entry)
+            return
+        fields, line = _fields(entry, self.settings)
         if line is not None:
-            packing.append((fields, line, entry))
-        elif hashed:
+            self._packing.append((fields, line, entry))
+        elif self.hashed:
             fields[_HASHES] = _hashes(fields[_DATA], entry.source, entry.raw, entry.own_source)
-        out.append(fields)
-    if packing:
-        pack = source_blob.packer()
-        for fields, line, item in packing:
-            fields[_STORED] = pack(line)
-            # (hashed where the text is at hand: a packed source is not sent across
-            # whole for the storing process to hash, which cost more than the hash;
-            # _item unpacks it should the record need it)
-            fields[_HASHES] = _hashes(fields[_DATA], item.source, item.raw, item.own_source)
-            fields[_SOURCE] = None
-    return [e if type(e) is not list else Prepared(*e) for e in out]
+        self._out.append(fields)
+
+    def take(self) -> list[Prepared | Unchanged | InputError]:
+        """The entries added since the last ``take``, the records prepared."""
+        if self._packing:
+            pack = source_blob.packer()
+            for fields, line, item in self._packing:
+                fields[_STORED] = pack(line)
+                # (hashed where the text is at hand: a packed source is not sent across
+                # whole for the storing process to hash, which cost more than the hash;
+                # _item unpacks it should the record need it)
+                fields[_HASHES] = _hashes(fields[_DATA], item.source, item.raw, item.own_source)
+                fields[_SOURCE] = None
+        out = [e if type(e) is not list else Prepared(*e) for e in self._out]
+        self._out, self._packing = [], []
+        return out
 
 
 # where ``_fields`` puts a Prepared's fields that prepare_batch fills in
