@@ -131,7 +131,9 @@ class Preparing:
     def __init__(self, settings: dict[str, Any], *, hashed: bool = False) -> None:
         self.settings, self.hashed = settings, hashed
         self._out: list[Any] = []  # entries, and the fields of the records' Prepared
-        self._packing: list[tuple[list[Any], bytes | str, ImportItem]] = []
+        # (fields, the source to pack, whether it is its own line): not the item, whose
+        # parsed row would be held for the whole batch
+        self._packing: list[tuple[list[Any], bytes | str, bool]] = []
 
     def __len__(self) -> int:
         return len(self._out)
@@ -142,7 +144,7 @@ class Preparing:
             return
         fields, line = _fields(entry, self.settings)
         if line is not None:
-            self._packing.append((fields, line, entry))
+            self._packing.append((fields, line, entry.own_source))
         elif self.hashed:
             fields[_HASHES] = _hashes(fields[_DATA], entry.source, entry.raw, entry.own_source)
         self._out.append(fields)
@@ -151,19 +153,20 @@ class Preparing:
         """The entries added since the last ``take``, the records prepared."""
         if self._packing:
             pack = source_blob.packer()
-            for fields, line, item in self._packing:
-                fields[_STORED] = pack(line)
+            for fields, line, own_source in self._packing:
+                raw = line if isinstance(line, bytes) else line.encode()
+                fields[_STORED] = pack(raw)
                 # (hashed where the text is at hand: a packed source is not sent across
                 # whole for the storing process to hash, which cost more than the hash;
                 # _item unpacks it should the record need it)
-                fields[_HASHES] = _hashes(fields[_DATA], item.source, item.raw, item.own_source)
+                fields[_HASHES] = _hashes(fields[_DATA], None, raw, own_source)
                 fields[_SOURCE] = None
         out = [e if type(e) is not list else Prepared(*e) for e in self._out]
         self._out, self._packing = [], []
         return out
 
 
-# where ``_fields`` puts a Prepared's fields that prepare_batch fills in
+# where ``_fields`` puts the Prepared's fields that ``Preparing`` fills in
 _DATA, _SOURCE = Prepared._fields.index("data"), Prepared._fields.index("source")
 _STORED, _HASHES = Prepared._fields.index("stored_source"), Prepared._fields.index("hashes")
 
