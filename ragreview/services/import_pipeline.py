@@ -34,7 +34,7 @@ from ..core.errors import InputError, RagreviewError
 from ..core.record import Unchanged
 from ..formats import parquet
 from ..formats.base import ReadContext, Share
-from ..store.importer import Prepared, prepare
+from ..store.importer import Prepared, Preparing
 
 PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
 BATCH = 100  # records per message (~2 MB of RAGBench rows)
@@ -247,7 +247,9 @@ def _work(
         # first (the workers' batches queue up meanwhile)
         os.nice(NICE)
     read = 0
-    batch: list[Entry] = []
+    # (errors and warnings alike pass through as they are; two workers have spare time
+    # for the hashes)
+    batch = Preparing(settings, hashed=shared)
     outbox = _Outbox(sender)
 
     def send(kind: str, payload: Any) -> None:
@@ -259,10 +261,11 @@ def _work(
         nonlocal read
         read += n
 
+    def send_batch() -> None:
+        send("entries", batch.take())
+
     def turn(index: int) -> None:  # the rows of batch ``index`` are all in ``batch``
-        nonlocal batch
-        send("entries", batch)
-        batch = []
+        send_batch()
         send("turn", index)
 
     try:
@@ -270,17 +273,10 @@ def _work(
         # (its peek at the head is not progress: only the records read under ctx are)
         _fmt, stream = formats.read(Path(path), fmt, ctx=ctx)
         for entry in stream:
-            # (errors and warnings alike pass through as they are)
-            batch.append(
-                entry
-                if isinstance(entry, (InputError, Unchanged))
-                # (two workers have spare time for the hashes)
-                else prepare(entry, settings, hashed=shared)
-            )
+            batch.add(entry)
             if len(batch) >= BATCH:
-                send("entries", batch)
-                batch = []
-        send("entries", batch)
+                send_batch()
+        send_batch()
         send("done", None)
     except BaseException as err:
         if not isinstance(err, RagreviewError):  # a bug: its traceback, as text

@@ -54,8 +54,18 @@ def _decompressor() -> zstandard.ZstdDecompressor:
 
 def pack(line: str | bytes) -> bytes:
     """The line (text, or the UTF-8 bytes as read) compressed."""
-    raw = line.encode() if isinstance(line, str) else line
-    return _compressor().compress(raw)
+    return packer()(line)
+
+
+def packer() -> Callable[[str | bytes], bytes]:
+    """``pack``, bound to this thread's compressor: for a run of lines packed one after
+    another (``store.importer.Preparing``)."""
+    compress = _compressor().compress
+
+    def pack_one(line: str | bytes) -> bytes:
+        return compress(line.encode() if isinstance(line, str) else line)
+
+    return pack_one
 
 
 def unpack_bytes(blob: bytes) -> bytes:

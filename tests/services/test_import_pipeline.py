@@ -147,3 +147,42 @@ def test_a_large_file_imports_through_a_worker_from_the_real_command(run_cli, tm
     assert f"{count} new" in result.stderr
     db = open_database(tmp_path / "large.ragreview.db")
     assert db.conn.execute("SELECT count(*) FROM records").fetchone()[0] == count
+
+
+@pytest.mark.parametrize("source", [RAGBENCH, FACTSCORE])
+def test_a_batch_prepared_at_once_is_each_record_prepared_alone(tmp_path, source) -> None:
+    """``Preparing`` compresses and hashes a batch's sources at ``take`` (issue 27): the
+    same Prepared values as preparing each record alone, errors kept in their place, each
+    blob the line's bytes back, each hash the line's and record's own."""
+    from ragreview.core.record import line_hash
+    from ragreview.store import source_blob
+    from ragreview.store.records import content_hash
+
+    path = with_bad_lines(tmp_path, source)
+    _fmt, stream = formats.read(path)
+    read = list(stream)
+    preparing = importer.Preparing(DEFAULTS)
+    for entry in read[:3]:
+        preparing.add(entry)
+    batches = preparing.take()
+    for entry in read[3:]:
+        preparing.add(entry)
+    batches += preparing.take()
+    assert preparing.take() == []
+    expected = in_process(path)
+    assert [str(e) if isinstance(e, InputError) else e for e in batches] == [
+        str(e) if isinstance(e, InputError) else e for e in expected
+    ]
+    for entry, prepared in zip(read, batches, strict=True):
+        if isinstance(prepared, InputError):
+            continue
+        line = entry.raw if entry.raw is not None else entry.source.encode()
+        if prepared.stored_source is None:  # (MT-RAG-like sources stay text: none here)
+            assert prepared.source == entry.source
+            continue
+        assert source_blob.unpack_bytes(prepared.stored_source) == line
+        assert prepared.source is None
+        assert prepared.hashes == (
+            content_hash(prepared.data, line),
+            line_hash(line) if entry.own_source else None,
+        )
