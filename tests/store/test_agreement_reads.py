@@ -3,7 +3,8 @@ per-record path on a file of every family.
 
 ``review_queries.iter_reviewed`` gives each reviewed record as its label targets read
 from the stored JSON (``RecordTargets``) and ``reviewed_metric_pairs`` the metric
-values in one query. The reference is the per-record path they replaced: every
+values in one query (``reviewed_metric_pairs_apart``: the same, read on a thread and a
+connection of its own). The reference is the per-record path they replaced: every
 reviewed record parsed (``store.records.iterate``), its layers and blind pass, counted
 by ``LabelTally`` over the ``Record``, and the metric values read record by record
 (``metric_reads.records_values``). The reviews are seeded and real (``history``):
@@ -132,11 +133,16 @@ def per_record(db, dataset: str, only: set[int] | None):
 
 def reports(db, dataset: str, only: set[int] | None = None) -> tuple[str, str]:
     fast_pairs = review_queries.reviewed_metric_pairs(db, dataset, only)
+    # as `agreement` reads them: on a thread and a connection of their own
+    apart = agreement_report.Background(
+        review_queries.reviewed_metric_pairs_apart(db, dataset, only)
+    )
     fast = agreement_report.build(
-        review_queries.iter_reviewed(db, dataset, only, batch=7), fast_pairs, resamples=50
+        review_queries.iter_reviewed(db, dataset, only, batch=7), apart, resamples=50
     )
     reviewed, metrics = per_record(db, dataset, only)
     assert fast_pairs == metrics
+    assert apart.result() == metrics
     for r in review_queries.iter_reviewed(db, dataset, only):
         assert isinstance(r.record, RecordTargets)  # no Record was built
     slow = agreement_report.build(reviewed, metrics, resamples=50)
