@@ -19,10 +19,10 @@ from ..core import sampling
 from ..core.agreement_report import Reviewed
 from ..core.errors import RagreviewError
 from ..core.record_targets import RecordTargets
-from . import bulk
+from . import bulk, label_reads
 from .db import write
 from .history import LABEL_KINDS
-from .records import StoredRecord, data_texts, dumps, human_layers, judge_layers, loads, now
+from .records import StoredRecord, data_texts, dumps, loads, now
 
 BLIND = "blind"
 
@@ -70,7 +70,8 @@ def iter_reviewed(
     for start in range(0, len(rowids), batch):
         page = rowids[start : start + batch]
         data = data_texts(db, page)
-        judge, human = judge_layers(db, page), human_layers(db, page)
+        judge = label_reads.page_layers(db, "judge_labels", page)
+        human = label_reads.page_layers(db, "human_labels", page)
         blind = blind_layers(db, page)
         for rowid in page:
             yield Reviewed(
