@@ -27,12 +27,16 @@ def build_report(
     """The agreement report of one dataset, and the per-metric points for plots."""
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
-    # the stored metric rows, exactly what `metrics --per-record` shows
-    points = review_queries.reviewed_metric_pairs(db, dataset, only)
+    # the stored metric rows, exactly what `metrics --per-record` shows, read on a
+    # thread of their own beside the label count
+    points_read = agreement_report.Background(
+        review_queries.reviewed_metric_pairs_apart(db, dataset, only)
+    )
     settings = store_settings.get_all(db, dataset)
     # the records stream past a page at a time: the report keeps counts, not records
     reviewed = review_queries.iter_reviewed(db, dataset, only)
-    report = agreement_report.build(reviewed, points, seed=seed, resamples=resamples)
+    report = agreement_report.build(reviewed, points_read, seed=seed, resamples=resamples)
+    points = points_read.result()
     report["dataset"] = dataset
     report["variant"] = settings
     if sample is not None:

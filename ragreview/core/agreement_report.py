@@ -72,11 +72,15 @@ class LabelTally:
         families = {own.name if own else None}
         families.update(CATALOGUE[n].family for layer in (judge, human) for n in layer
                         if n in CATALOGUE)  # fmt: skip
+        pairs, none = self.pairs, label_items.NONE
         for name, label in CATALOGUE.items():
             if name not in human if self.human_names_only else label.family not in families:
                 continue
-            counts = self.pairs.setdefault(name, {})
-            missing = label_items.count_pairs(record, judge, human, name, counts, keys)
+            counts = pairs.get(name)
+            if counts is None:
+                counts = pairs[name] = {}
+            judged, given = judge.get(name, none), human.get(name, none)
+            missing = label_items.count_label(label, keys, judged, given, counts)
             if missing:
                 self.unpaired[name] = self.unpaired.get(name, 0) + missing
 
@@ -146,7 +150,7 @@ def metric_pairs(
     return dict(sorted(pairs.items()))
 
 
-class _Background:
+class Background:
     """``fn(*args)`` on a thread of its own; ``result()`` waits for it and returns what
     it returned (or raises what it raised)."""
 
@@ -169,9 +173,17 @@ class _Background:
         return self._out
 
 
+def _metrics_of(
+    pairs: Mapping[str, Sequence[tuple[float, float]]] | Background, seed: int, resamples: int
+) -> dict[str, dict[str, Any]]:
+    return metrics_stats(
+        pairs.result() if isinstance(pairs, Background) else pairs, seed, resamples
+    )
+
+
 def build(
     reviewed: Iterable[Reviewed],
-    pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]] | None = None,
+    pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]] | Background | None = None,
     *,
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
@@ -181,7 +193,8 @@ def build(
     ``pairs_by_metric`` holds, per metric, the ``(judge, reviewed)`` values of the
     reviewed records where both are defined (``metric_pairs``): the stored per-record
     rows (``store.review_queries``), so that there is one way to compute a record's
-    metrics. None leaves the ``metrics`` section empty, with a warning.
+    metrics; or a ``Background`` that reads them (beside the label count). None leaves
+    the ``metrics`` section empty, with a warning.
 
     ``reviewed`` is read once, record by record (it may be a stream): only counts are
     kept, so memory does not grow with the number of records.
@@ -192,7 +205,7 @@ def build(
     metrics_done = (
         None
         if pairs_by_metric is None
-        else _Background(metrics_stats, pairs_by_metric, seed, resamples)
+        else Background(_metrics_of, pairs_by_metric, seed, resamples)
     )
     tally, blind_tally = LabelTally(), LabelTally(human_names_only=True)
     records = blind_records = 0

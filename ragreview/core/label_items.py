@@ -30,7 +30,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from .families import task_family
-from .labels import CATALOGUE, SUPPORT_TOKENS, Layer
+from .labels import CATALOGUE, SUPPORT_TOKENS, LabelSpec, Layer
 from .record import Record
 from .record_targets import RecordTargets
 
@@ -108,11 +108,12 @@ class RecordKeys:
     ``record`` is a ``Record`` or anything with its ``task`` and ``targets(kind)``
     (``core.record_targets.RecordTargets``, read from the stored JSON)."""
 
-    __slots__ = ("record", "_unique", "_candidates")
+    __slots__ = ("record", "_unique", "_members", "_candidates")
 
     def __init__(self, record: Record | RecordTargets) -> None:
         self.record = record
         self._unique: dict[str, dict[str, None]] = {}
+        self._members: dict[str, set[str]] = {}
         self._candidates: set[str] | None = None
 
     def unique(self, kind: str) -> dict[str, None]:
@@ -122,11 +123,25 @@ class RecordKeys:
             got = self._unique[kind] = dict.fromkeys(self.record.targets(kind))
         return got
 
+    def members(self, kind: str) -> set[str] | dict[str, None]:
+        """The record's targets of ``kind``, for ``in`` and ``len`` only (no order: a
+        set, where the ordered ``unique`` is not read already)."""
+        got: set[str] | dict[str, None] | None = self._unique.get(kind)
+        if got is None:
+            got = self._members.get(kind)
+            if got is None:
+                got = self._members[kind] = set(self.record.targets(kind))
+        return got
+
     def candidates(self) -> set[str]:
         """What a ``support_keys`` item may cite: a document sentence or a special token."""
         if self._candidates is None:
-            self._candidates = set(self.unique("doc")).union(SUPPORT_TOKENS)
+            self._candidates = got = set(SUPPORT_TOKENS)
+            got.update(self.members("doc"))
         return self._candidates
+
+
+NONE: Mapping[str, Any] = {}  # (a layer without the label; never written)
 
 
 def count_pairs(
@@ -146,13 +161,23 @@ def count_pairs(
     sizes, and a label with a default counts its unlabelled targets in one step.
     ``keys``: the record's ``RecordKeys``, if the caller has it (one per record).
     """
-    label = CATALOGUE[name]
-    if keys is None:
-        keys = RecordKeys(record)
-    judged: Mapping[str, Any] = judge.get(name, {})
-    given: Mapping[str, Any] = human.get(name, {})
+    label, judged, given = CATALOGUE[name], judge.get(name, NONE), human.get(name, NONE)
+    return count_label(label, keys or RecordKeys(record), judged, given, counts)
+
+
+def count_label(
+    label: LabelSpec,
+    keys: RecordKeys,
+    judged: Mapping[str, Any],
+    given: Mapping[str, Any],
+    counts: dict[tuple[Any, Any], int],
+) -> int:
+    """``count_pairs`` of one label given its spec and the two layers' values of it
+    (``judged`` and ``given``: ``{target: value}``, the same object where the record
+    has no override)."""
     missing = 0
-    if label.kind == "keys":
+    kind = label.kind
+    if kind == "keys":
         if not given:  # no item of either kind below
             return 0
         candidates = keys.candidates()
@@ -179,22 +204,28 @@ def count_pairs(
                     counts[pair] = counts.get(pair, 0) + k
         return missing
     default = label.default
-    if default is None and not given:  # an item needs a value on both sides
-        return 0
-    if default is None and not is_multiclass(name):
+    multiclass = kind in MULTICLASS_KINDS
+    if default is None and not multiclass:
+        if not given:  # an item needs a value on both sides
+            return 0
         # items the human side gives, in its order: a two-valued label's counts do not
         # depend on the order its pairs came in (only a matrix's rows and columns do)
-        unique = keys.unique(label.target)
+        members = keys.members(label.target)
         for target, h in given.items():
-            if h is None or target not in unique:
+            if h is None or target not in members:
                 continue
             j = judged.get(target)
             if j is None:
                 missing += 1
-            else:
+                continue
+            try:
+                counts[(j, h)] = counts.get((j, h), 0) + 1
+            except TypeError:  # a list value (malformed layer): count it as a tuple
                 _count(counts, j, h)
         return missing
-    if is_multiclass(name):  # every item, in the record's order (a matrix's order)
+    if multiclass:  # every item, in the record's order (a matrix's order)
+        if default is None and not given:
+            return 0
         for target in keys.unique(label.target):
             j, h = judged.get(target, default), given.get(target, default)
             if j is None:
@@ -202,19 +233,19 @@ def count_pairs(
             elif h is not None:
                 _count(counts, j, h)
         return missing
-    unique = keys.unique(label.target)
-    named = [t for t in judged if t in unique]
+    members = keys.members(label.target)
+    named = [t for t in judged if t in members]
     if given is not judged:  # (the effective layer of a record without overrides is its judge's)
-        named += [t for t in given if t in unique and t not in judged]
+        named += [t for t in given if t in members and t not in judged]
     for target in named:
         j, h = judged.get(target, default), given.get(target, default)
         if j is None:
             missing += h is not None
         elif h is not None:
             counts[(j, h)] = counts.get((j, h), 0) + 1
-    if len(unique) > len(named):  # the rest take the default on both sides
+    if len(members) > len(named):  # the rest take the default on both sides
         pair = (default, default)
-        counts[pair] = counts.get(pair, 0) + len(unique) - len(named)
+        counts[pair] = counts.get(pair, 0) + len(members) - len(named)
     return missing
 
 

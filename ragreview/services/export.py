@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import formats
 from ..core.errors import RagreviewError
+from ..core.gc_pause import gc_paused
 from ..core.labels import effective
 from ..formats import catalogue, csv_export
 from ..formats.base import Traits
@@ -192,7 +193,12 @@ def _write(
         items = with_gold_metadata(items, config)
     if on_record is not None:
         items = _counted(items, on_record)
-    return writer(items, out, writer_config)
+    # Each page's records hold their layers, lines and pages of data: containers that
+    # outlive a young collection, so the collector kept rescanning a growing old
+    # generation (6.5% of the export's own thread at 20,000 rows). No cycles: each page
+    # is freed by reference counting once written.
+    with gc_paused():
+        return writer(items, out, writer_config)
 
 
 def _write_csv(

@@ -6,21 +6,23 @@ samples; the review metadata written into a gold set.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
+    import sqlite3
+
     import sqlite_utils
 
 from ..core import sampling
 from ..core.agreement_report import Reviewed
 from ..core.errors import RagreviewError
 from ..core.record_targets import RecordTargets
-from . import bulk
+from . import bulk, label_reads
 from .db import write
 from .history import LABEL_KINDS
-from .records import StoredRecord, data_texts, dumps, human_layers, judge_layers, loads, now
+from .records import StoredRecord, data_texts, dumps, loads, now
 
 BLIND = "blind"
 
@@ -68,7 +70,8 @@ def iter_reviewed(
     for start in range(0, len(rowids), batch):
         page = rowids[start : start + batch]
         data = data_texts(db, page)
-        judge, human = judge_layers(db, page), human_layers(db, page)
+        judge = label_reads.page_layers(db, "judge_labels", page)
+        human = label_reads.page_layers(db, "human_labels", page)
         blind = blind_layers(db, page)
         for rowid in page:
             yield Reviewed(
@@ -88,12 +91,44 @@ def reviewed_metric_pairs(
     can never disagree on a record. One query: a record without human labels has its
     judge value for its effective one (``metric_layers.HUMAN``)."""
     from . import metric_writes
-    from .metric_layers import HUMAN
 
     metric_writes.ensure(db, dataset)
+    return _metric_pairs(db.conn, dataset, only)
+
+
+def reviewed_metric_pairs_apart(
+    db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
+) -> Callable[[], dict[str, list[tuple[float, float]]]]:
+    """``reviewed_metric_pairs``, to be read on another thread: the returned function
+    reads them on a connection of its own, so that SQLite runs the query beside the
+    label count (``agreement``) instead of before it. The rows are made sure of here,
+    on ``db`` (that may write). A database without a file is read on ``db`` itself."""
+    from . import metric_writes
+    from .db import connect_read_only
+
+    metric_writes.ensure(db, dataset)
+    path = next(file for _, name, file in db.conn.execute("PRAGMA database_list") if name == "main")
+    if not path:  # (in memory: no second connection can see it)
+        return lambda: _metric_pairs(db.conn, dataset, only)
+
+    def read() -> dict[str, list[tuple[float, float]]]:
+        conn = connect_read_only(path)
+        try:
+            return _metric_pairs(conn, dataset, only)
+        finally:
+            conn.close()
+
+    return read
+
+
+def _metric_pairs(
+    conn: sqlite3.Connection, dataset: str, only: set[int] | None
+) -> dict[str, list[tuple[float, float]]]:
+    from .metric_layers import HUMAN
+
     pairs: dict[str, list[tuple[float, float]]] = {}
     # (the subquery asks HUMAN once per record; LIMIT keeps SQLite from folding it in)
-    for name, judge, reviewed, rowid in db.conn.execute(
+    for name, judge, reviewed, rowid in conn.execute(
         "SELECT j.name, j.value, CASE WHEN r.h THEN e.value ELSE j.value END AS v, r.rowid "
         f"FROM (SELECT r.rowid, r.position, {HUMAN} AS h FROM records r "
         "WHERE r.dataset = ? AND r.status = 'reviewed' LIMIT -1) r "

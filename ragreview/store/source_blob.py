@@ -109,8 +109,9 @@ class Unpacking:
         """Begin decompressing ``blobs``; the returned call waits for their lines.
 
         On this one thread: the export's own thread (reading, building records,
-        writing) is the longer path, so a second decompressing thread would only take
-        the core it runs on (and start two threads a page)."""
+        writing) takes about as long (0.6 s CPU against 0.55 s at 20,000 RAGBench
+        rows), so a second decompressing thread would only take the core it runs on
+        (and start two threads a page)."""
         return self._pool.submit(unpack_many, blobs, self._decompressor, 1).result
 
     def __enter__(self) -> Unpacking:

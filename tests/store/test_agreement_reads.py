@@ -3,7 +3,8 @@ per-record path on a file of every family.
 
 ``review_queries.iter_reviewed`` gives each reviewed record as its label targets read
 from the stored JSON (``RecordTargets``) and ``reviewed_metric_pairs`` the metric
-values in one query. The reference is the per-record path they replaced: every
+values in one query (``reviewed_metric_pairs_apart``: the same, read on a thread and a
+connection of its own). The reference is the per-record path they replaced: every
 reviewed record parsed (``store.records.iterate``), its layers and blind pass, counted
 by ``LabelTally`` over the ``Record``, and the metric values read record by record
 (``metric_reads.records_values``). The reviews are seeded and real (``history``):
@@ -25,7 +26,14 @@ from ragreview.core.agreement_report import Reviewed
 from ragreview.core.errors import RagreviewError
 from ragreview.core.labels import CATALOGUE
 from ragreview.core.record_targets import RecordTargets
-from ragreview.store import history, item_edits, metric_reads, open_database, review_queries
+from ragreview.store import (
+    history,
+    item_edits,
+    label_reads,
+    metric_reads,
+    open_database,
+    review_queries,
+)
 from ragreview.store import records as store_records
 
 from ..core.test_agreement_counts import random_value
@@ -132,15 +140,66 @@ def per_record(db, dataset: str, only: set[int] | None):
 
 def reports(db, dataset: str, only: set[int] | None = None) -> tuple[str, str]:
     fast_pairs = review_queries.reviewed_metric_pairs(db, dataset, only)
+    # as `agreement` reads them: on a thread and a connection of their own
+    apart = agreement_report.Background(
+        review_queries.reviewed_metric_pairs_apart(db, dataset, only)
+    )
     fast = agreement_report.build(
-        review_queries.iter_reviewed(db, dataset, only, batch=7), fast_pairs, resamples=50
+        review_queries.iter_reviewed(db, dataset, only, batch=7), apart, resamples=50
     )
     reviewed, metrics = per_record(db, dataset, only)
     assert fast_pairs == metrics
+    assert_page_layers_equal(db)
+    assert apart.result() == metrics
     for r in review_queries.iter_reviewed(db, dataset, only):
         assert isinstance(r.record, RecordTargets)  # no Record was built
     slow = agreement_report.build(reviewed, metrics, resamples=50)
     return json.dumps(fast, ensure_ascii=False), json.dumps(slow, ensure_ascii=False)
+
+
+def assert_page_layers_equal(db) -> None:
+    """``label_reads.page_layers`` gives ``records.judge_layers`` / ``human_layers``,
+    labels and targets in the same order."""
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY rowid DESC")]
+    for page in (rowids, rowids[:1], []):
+        for table, each in (
+            ("judge_labels", store_records.judge_layers),
+            ("human_labels", store_records.human_layers),
+        ):
+            got, want = label_reads.page_layers(db, table, page), each(db, page)
+            # (the same order throughout; NaN is not equal to itself, its text is)
+            assert json.dumps(got) == json.dumps(want)
+
+
+def test_page_layers_read_any_stored_value_and_key(tmp_path: Path) -> None:
+    """Keys JSON must escape, NaN and an integer beyond 64 bits (which only the json
+    module reads), JSON null, nested values: the page reads what each row reads."""
+    db_path = tmp_path / "t.db"
+    assert (
+        run("import", FAMILY_SOURCES[0], "--db", db_path, *map_args(FAMILY_SOURCES[0])).exit_code
+        == 0
+    )
+    db = open_database(db_path)
+    rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY rowid")][:4]
+    odd = ['q"uote', "back\\slash", "tab\tline\nend", "\u00e9t\u00e9 \u2603", "\x01", ""]
+    values = ["NaN", "123456789012345678901234567890", "null", '{"a": [1, 2.5, "x"]}', "-0.0"]
+    with db.conn:
+        for i, rowid in enumerate(rowids):
+            for j, key in enumerate(odd):
+                db.conn.execute(
+                    "INSERT OR REPLACE INTO judge_labels (record, name, target, value) "
+                    "VALUES (?, ?, ?, ?)",
+                    (rowid, key or "relevant", key, values[(i + j) % len(values)]),
+                )
+        # a page without NaN: read in one text (orjson's float for a long integer)
+        db.conn.execute("DELETE FROM judge_labels WHERE value = 'NaN'")
+        assert_page_layers_equal(db)
+        db.conn.execute(
+            "INSERT OR REPLACE INTO judge_labels (record, name, target, value) VALUES (?, ?, ?, ?)",
+            (rowids[-1], "relevant", "n", "NaN"),
+        )
+    assert_page_layers_equal(db)
+    db.conn.close()
 
 
 @pytest.mark.parametrize("source", FAMILY_SOURCES, ids=lambda p: p.name)
