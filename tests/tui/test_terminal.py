@@ -42,6 +42,21 @@ def wait_for(session: str, needle: str, timeout: float = 20.0) -> str:
     raise AssertionError(f"{needle!r} never appeared; last screen:\n{screen}")
 
 
+def wait_still(session: str, needle: str, timeout: float = 40.0) -> str:
+    """``wait_for``, then until the screen holds still for half a second: the status line
+    and the panel it names can arrive in different frames, and a capture can land while
+    a frame is half written (under load in CI: "metrics panel: full" above the compact
+    panel's one row)."""
+    screen = wait_for(session, needle, timeout)
+    deadline, still = time.monotonic() + timeout, 0
+    while still < 2 and time.monotonic() < deadline:
+        time.sleep(0.25)
+        again = tmux("capture-pane", "-p", "-t", session)
+        still = still + 1 if again == screen and needle in again else 0
+        screen = again
+    return screen
+
+
 @pytest.fixture
 def session(tmp_path: Path):
     name = f"ragreview-test-{uuid.uuid4().hex[:8]}"

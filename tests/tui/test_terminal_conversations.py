@@ -11,7 +11,7 @@ import time
 import pytest
 
 from .conftest import REPO
-from .test_terminal import session, start, tmux, wait_for  # noqa: F401  (fixture)
+from .test_terminal import session, start, tmux, wait_for, wait_still  # noqa: F401  (fixture)
 from .test_terminal_families import record_rows
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -92,10 +92,10 @@ def test_ten_turn_conversation_at_80x24(tmp_path, session):  # noqa: F811
     assert compact >= 12, screen  # the default (compact) panel leaves the record room
 
     tmux("send-keys", "-t", session, "M")  # full
-    screen = wait_for(session, "metrics panel: full", timeout=40)
+    screen = wait_still(session, "metrics panel: full", timeout=40)
     full = record_rows(screen)
     tmux("send-keys", "-t", session, "M")  # hidden
-    screen = wait_for(session, "metrics panel: hidden", timeout=40)
+    screen = wait_still(session, "metrics panel: hidden", timeout=40)
     hidden = record_rows(screen)
     assert "▔▔▔▔" not in screen, screen
     assert hidden - full >= 12, (full, hidden, screen)  # the key frees the full panel's rows

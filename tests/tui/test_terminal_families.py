@@ -9,7 +9,7 @@ import time
 import pytest
 
 from .conftest import REPO
-from .test_terminal import session, start, tmux, wait_for  # noqa: F401  (fixture)
+from .test_terminal import session, start, tmux, wait_for, wait_still  # noqa: F401  (fixture)
 
 pytestmark = [
     pytest.mark.tmux,
@@ -83,7 +83,7 @@ def test_one_record_of_each_family_at_80x24(family, tmp_path, session):  # noqa:
     for needle in marks:
         assert needle in screen, f"{needle!r} not on screen:\n{screen}"
     tmux("send-keys", "-t", session, "M")  # the full panel: every metric
-    screen = wait_for(session, "metrics panel: full", timeout=40)
+    screen = wait_still(session, "metrics panel: full", timeout=40)
     numbers_shown = panel(screen)
     for needle in numbers:
         assert needle in numbers_shown, f"{needle!r} not in the panel:\n{screen}"

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from .conftest import REPO
-from .test_terminal import session, start, tmux, wait_for  # noqa: F401  (fixture)
+from .test_terminal import session, start, tmux, wait_for, wait_still  # noqa: F401  (fixture)
 from .test_terminal_families import panel, record_rows
 
 pytestmark = [
@@ -53,14 +53,14 @@ def test_inspectorraget_record_at_80x24(tmp_path, session):  # noqa: F811
     assert "a The document does not provide information about" in screen, screen
     assert record_rows(screen) >= 12, screen  # the compact panel leaves the record room
     tmux("send-keys", "-t", session, "M")  # the full panel: every metric
-    screen = wait_for(session, "metrics panel: full", timeout=40)
+    screen = wait_still(session, "metrics panel: full", timeout=40)
     full_rows = record_rows(screen)
     numbers_shown = panel(screen)
     for needle in NUMBERS:
         assert needle in numbers_shown, f"{needle!r} not in the panel:\n{screen}"
     assert "…" not in numbers_shown, screen
     tmux("send-keys", "-t", session, "M")  # hidden: the record gets the panel's rows
-    screen = wait_for(session, "metrics panel: hidden", timeout=40)
+    screen = wait_still(session, "metrics panel: hidden", timeout=40)
     assert record_rows(screen) - full_rows >= 12, screen
     assert "a The document does not provide information about" in screen, screen
 
