@@ -5,7 +5,7 @@ each JSON style of ``import_bench.STYLES`` (the worst counts), imports it into a
 ragreview DB and into the baseline's minimal DB (neither timed), then times, in turn:
 
 * the baseline: read the raw lines back from its SQLite table in file order and write
-  them to a file (in this process: no interpreter start);
+  them to a file, synced at the end (in this process: no interpreter start);
 * ``python -m ragreview export DB --out FILE --as source`` in a subprocess (the whole
   command, start-up and the sync of its file included), checked to give the input back
   byte for byte.
@@ -45,13 +45,19 @@ from bench.import_bench import STYLES, baseline, clean_up, generate, ragreview, 
 
 
 def baseline_export(db_path: Path, out: Path) -> int:
-    """The minimal script: the raw lines, in order, to a file."""
+    """The minimal script: the raw lines, in order, to a file on disk. It syncs the file
+    before it returns, as ``export`` does (``services.output_file``: an export is not
+    done until its file would survive a crash): without that, the floor ended with its
+    1.1 GB still in the page cache and its writeback fell in the next step's untimed
+    ``os.sync()``."""
     conn = sqlite3.connect(db_path)
     n = 0
     with out.open("w", encoding="utf-8") as fh:
         for (raw,) in conn.execute("SELECT raw FROM records ORDER BY rowid"):
             fh.write(raw)
             n += 1
+        fh.flush()
+        os.fsync(fh.fileno())
     conn.close()
     return n
 
