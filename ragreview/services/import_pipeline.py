@@ -1,7 +1,7 @@
 """Preparing a large file's records in a worker process while this one stores them.
 
 Reading, parsing, validating and computing the metrics of each record
-(``store.importer.prepare``) is about two thirds of an import; SQLite's inserts are the
+(``store.preparing``) is about two thirds of an import; SQLite's inserts are the
 rest. For a large file a worker process (multiprocessing, spawn) reads and prepares
 the records and sends them here as pickled batches, so the two halves run on two
 cores. The records arrive in file order with the per-record errors among them, exactly
@@ -34,7 +34,7 @@ from ..core.errors import InputError, RagreviewError
 from ..core.record import Unchanged
 from ..formats import parquet
 from ..formats.base import ReadContext, Share
-from ..store.importer import Prepared, Preparing
+from ..store.preparing import Prepared, Preparing
 
 PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
 BATCH = 100  # records per message (~2 MB of RAGBench rows)

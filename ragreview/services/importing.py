@@ -14,7 +14,7 @@ from ..formats.base import KnownLines, ReadContext
 from ..store import importer
 from ..store import records as store_records
 from ..store import settings as store_settings
-from ..store.importer import Prepared
+from ..store.preparing import Prepared
 from ..store.records import ImportSummary
 from . import import_pipeline
 

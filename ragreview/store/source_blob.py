@@ -59,7 +59,7 @@ def pack(line: str | bytes) -> bytes:
 
 def packer() -> Callable[[str | bytes], bytes]:
     """``pack``, bound to this thread's compressor: for a run of lines packed one after
-    another (``store.importer.Preparing``)."""
+    another (``store.preparing.Preparing``)."""
     compress = _compressor().compress
 
     def pack_one(line: str | bytes) -> bytes:

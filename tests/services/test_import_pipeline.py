@@ -12,9 +12,9 @@ import pytest
 from ragreview import formats
 from ragreview.core.errors import InputError, RagreviewError
 from ragreview.services import import_pipeline
-from ragreview.store import importer, metric_writes, open_database
+from ragreview.store import importer, metric_writes, open_database, preparing
 from ragreview.store import settings as store_settings
-from ragreview.store.importer import Prepared
+from ragreview.store.preparing import Prepared
 from tests.formats.helpers import FIXTURES, HANDWRITTEN, run
 
 RAGBENCH = HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl"
@@ -34,7 +34,7 @@ def with_bad_lines(tmp_path: Path, source: Path) -> Path:
 
 def in_process(path: Path) -> list[Prepared | InputError]:
     _fmt, stream = formats.read(path)
-    return [e if isinstance(e, InputError) else importer.prepare(e, DEFAULTS) for e in stream]
+    return [e if isinstance(e, InputError) else preparing.prepare(e, DEFAULTS) for e in stream]
 
 
 @pytest.mark.parametrize("source", [RAGBENCH, FACTSCORE])
@@ -161,14 +161,14 @@ def test_a_batch_prepared_at_once_is_each_record_prepared_alone(tmp_path, source
     path = with_bad_lines(tmp_path, source)
     _fmt, stream = formats.read(path)
     read = list(stream)
-    preparing = importer.Preparing(DEFAULTS)
+    batch = preparing.Preparing(DEFAULTS)
     for entry in read[:3]:
-        preparing.add(entry)
-    batches = preparing.take()
+        batch.add(entry)
+    batches = batch.take()
     for entry in read[3:]:
-        preparing.add(entry)
-    batches += preparing.take()
-    assert preparing.take() == []
+        batch.add(entry)
+    batches += batch.take()
+    assert batch.take() == []
     expected = in_process(path)
     assert [str(e) if isinstance(e, InputError) else e for e in batches] == [
         str(e) if isinstance(e, InputError) else e for e in expected

@@ -15,7 +15,7 @@ from ragreview import formats
 from ragreview.core.errors import InputError
 from ragreview.formats import parquet
 from ragreview.services import import_pipeline
-from ragreview.store import importer
+from ragreview.store import preparing
 from tests.formats.helpers import run
 from tests.formats.test_parquet import RAGBENCH, rows_of, table_of
 from tests.services.test_import_pipeline import DEFAULTS, database_rows
@@ -56,7 +56,7 @@ def test_two_workers_give_the_entries_one_reader_gives_in_order(shared_file: Pat
     entries = list(import_pipeline.prepared(shared_file, "ragbench", DEFAULTS, read.append))
     _fmt, stream = formats.read(shared_file)
     expected = [
-        e if isinstance(e, InputError) else importer.prepare(e, DEFAULTS, hashed=True)
+        e if isinstance(e, InputError) else preparing.prepare(e, DEFAULTS, hashed=True)
         for e in stream
     ]
     assert [str(e) if isinstance(e, InputError) else e for e in entries] == [

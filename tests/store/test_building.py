@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import bulk, importer, open_database
+from ragreview.store import bulk, importer, open_database, preparing
 from ragreview.store import records as store_records
 from ragreview.store.db import building
 from tests.conftest import subprocess_env
@@ -136,8 +136,8 @@ def test_a_prepared_record_comes_back_as_the_same_item() -> None:
         '{"id": "r1"}',
     )
     settings = {"trace.variant": "ragbench", "rgb.variant": "reference", "longform.k": 100}
-    prepared = importer.prepare(original, settings)
+    prepared = preparing.prepare(original, settings)
     assert prepared.metrics[0]["trace.relevance"] == 0.5
-    back = importer._item(prepared)
+    back = preparing.item(prepared)
     assert back == original
     assert back.record.data == original.record.data
