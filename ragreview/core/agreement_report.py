@@ -29,7 +29,7 @@ from .agreement import (
 from .families import task_family
 from .labels import CATALOGUE, Layer, effective
 from .record import Record
-from .record_targets import RecordTargets
+from .record_targets import LeanTargets
 
 MIN_LABEL_ITEMS = 30  # below this a κ or a rate moves a lot with one item
 MIN_METRIC_RECORDS = 20
@@ -38,10 +38,10 @@ MIN_METRIC_RECORDS = 20
 @dataclass(frozen=True)
 class Reviewed:
     """One reviewed record with its label layers (``blind`` None: no blind pass).
-    ``record``: the record, or only its label targets (``RecordTargets``, which is all
+    ``record``: the record, or only its label targets (``record_targets.LeanTargets``, all
     the label counts read)."""
 
-    record: Record | RecordTargets
+    record: Record | LeanTargets
     judge: Layer
     human: Layer
     blind: Layer | None = None
@@ -64,7 +64,7 @@ class LabelTally:
     pairs: dict[str, dict[tuple[Any, Any], int]] = field(default_factory=dict)
     unpaired: dict[str, int] = field(default_factory=dict)
 
-    def add(self, record: Record | RecordTargets, judge: Layer, human: Layer) -> None:
+    def add(self, record: Record | LeanTargets, judge: Layer, human: Layer) -> None:
         keys = label_items.RecordKeys(record)  # each target kind read once per record
         # label_items.applies for every name at once: the record's family and those of
         # the labels either layer carries

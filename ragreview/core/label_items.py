@@ -32,7 +32,7 @@ from typing import Any
 from .families import task_family
 from .labels import CATALOGUE, SUPPORT_TOKENS, LabelSpec, Layer
 from .record import Record
-from .record_targets import RecordTargets
+from .record_targets import LeanTargets
 
 Item = tuple[str, ...]  # (target,) or (response key, cited key) for support_keys
 
@@ -106,11 +106,11 @@ class RecordKeys:
     """A record's targets per kind, each read once: the labels of a record share them.
 
     ``record`` is a ``Record`` or anything with its ``task`` and ``targets(kind)``
-    (``core.record_targets.RecordTargets``, read from the stored JSON)."""
+    (``core.record_targets``: read from the stored JSON or the stored targets)."""
 
     __slots__ = ("record", "_unique", "_members", "_candidates")
 
-    def __init__(self, record: Record | RecordTargets) -> None:
+    def __init__(self, record: Record | LeanTargets) -> None:
         self.record = record
         self._unique: dict[str, dict[str, None]] = {}
         self._members: dict[str, set[str]] = {}
@@ -145,7 +145,7 @@ NONE: Mapping[str, Any] = {}  # (a layer without the label; never written)
 
 
 def count_pairs(
-    record: Record | RecordTargets,
+    record: Record | LeanTargets,
     judge: Layer,
     human: Layer,
     name: str,

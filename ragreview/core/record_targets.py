@@ -11,7 +11,7 @@ equal on every fixture record, for every target kind).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import chain
 from operator import itemgetter
 from typing import Any
@@ -29,6 +29,25 @@ _KEYED = {  # target kind -> the record field whose entries' first element is th
 
 
 _first = itemgetter(0)
+
+# Every target kind ``targets`` knows: what a record's stored targets hold
+# (``stored_form``). A kind added to ``targets`` is added here too, and FORM raised.
+KINDS = (
+    "doc",
+    "response",
+    "record",
+    "part",
+    "fact",
+    "statement",
+    "reference_statement",
+    "context",
+    *deepeval_items.KINDS,
+    *CELL_KINDS,
+)
+# The version of the stored form: stored targets of another version are read as
+# missing (and computed again from the record's data), so raise it whenever
+# ``targets`` gives a kind other keys than before.
+FORM = 1
 
 
 class RecordTargets:
@@ -61,3 +80,34 @@ class RecordTargets:
             chunks = range(len(data.get("documents") or ()))
             return tuple(cell_key(e[0], c) for e in data.get(field) or () for c in chunks)
         raise ValueError(f"unknown target kind {kind!r}")
+
+
+def stored_form(data: Mapping[str, Any]) -> tuple[str | None, dict[str, tuple[str, ...]]]:
+    """What ``StoredTargets`` is built from: the record's task and its targets of each
+    kind in ``KINDS`` that it has any of (``store.target_rows`` keeps it as JSON)."""
+    lean = RecordTargets(data)
+    return lean.task, {kind: got for kind in KINDS if (got := lean.targets(kind))}
+
+
+class StoredTargets:
+    """``task`` and ``targets(kind)`` of a record from its ``stored_form``: the same as
+    ``RecordTargets``'s for every kind in ``KINDS``, without the record's data (its
+    sentences' text is most of it)."""
+
+    __slots__ = ("_by_kind", "task")
+
+    def __init__(self, task: str | None, by_kind: Mapping[str, Sequence[str]]) -> None:
+        self.task = task
+        self._by_kind = by_kind
+
+    def targets(self, kind: str) -> tuple[str, ...]:
+        got = self._by_kind.get(kind)
+        if got is not None:
+            return tuple(got)
+        if kind not in KINDS:
+            raise ValueError(f"unknown target kind {kind!r}")
+        return ()
+
+
+# what `agreement` counts label items over besides a whole ``Record``
+LeanTargets = RecordTargets | StoredTargets

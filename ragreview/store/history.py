@@ -336,6 +336,10 @@ def set_status(
     append_event(
         conn, rowid, "status", STATUS_LABEL, "*", old, status, reviewer, at=at, session=session
     )
+    if status == "reviewed":  # what `agreement` reads of a reviewed record (m017)
+        from . import target_rows
+
+        target_rows.store(conn, [rowid])
 
 
 def set_note(

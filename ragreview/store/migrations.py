@@ -527,3 +527,37 @@ def m016_record_run_signals(db: Database) -> None:
         );
         """,
     )
+
+
+@MIGRATIONS()
+def m017_record_targets(db: Database) -> None:
+    # Each reviewed record's label targets, its task and keys per target kind, so that
+    # `agreement` reads them without parsing the record's data (store/target_rows.py;
+    # issue 27). Written when a record is marked reviewed; deleted by the triggers
+    # when its data changes or it goes, so a row is never out of step with its record;
+    # `form` is core.record_targets.FORM (another form is read as missing). The
+    # reviewed records of an older file get theirs here.
+    from .target_rows import store
+
+    run_script(
+        db,
+        """
+        CREATE TABLE record_targets (
+            record INTEGER PRIMARY KEY REFERENCES records(rowid),
+            form INTEGER NOT NULL,
+            targets TEXT NOT NULL             -- JSON: [task, {kind: [target, ...]}]
+        );
+        CREATE TRIGGER record_targets_follow_data AFTER UPDATE OF data ON records
+        BEGIN
+            DELETE FROM record_targets WHERE record = old.rowid;
+        END;
+        CREATE TRIGGER record_targets_follow_delete AFTER DELETE ON records
+        BEGIN
+            DELETE FROM record_targets WHERE record = old.rowid;
+        END;
+        """,
+    )
+    reviewed = [
+        r for (r,) in db.conn.execute("SELECT rowid FROM records WHERE status = 'reviewed'")
+    ]
+    store(db.conn, reviewed)

@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 from ..core import sampling
 from ..core.agreement_report import Reviewed
 from ..core.errors import RagreviewError
-from ..core.record_targets import RecordTargets
-from . import bulk, label_reads
+from ..core.record_targets import RecordTargets, StoredTargets
+from . import bulk, label_reads, target_rows
 from .db import write
 from .history import LABEL_KINDS
 from .records import StoredRecord, data_texts, dumps, loads, now
@@ -55,8 +55,9 @@ def iter_reviewed(
     with their layers and blind passes, in file order, read a page at a time: a
     report over them keeps one page in memory, not all of them.
 
-    Each record comes as its label targets (``RecordTargets``), read from its stored
-    JSON without building a ``Record``: the label counts need nothing else of it, and
+    Each record comes as its label targets only: the label counts need nothing else
+    of it. They are its stored targets (``target_rows``, ``StoredTargets``), or where
+    it has none, read from its data without building a ``Record`` (``RecordTargets``):
     parsing every reviewed record was most of the time of ``agreement``."""
     rowids = [
         r
@@ -69,17 +70,33 @@ def iter_reviewed(
     ]
     for start in range(0, len(rowids), batch):
         page = rowids[start : start + batch]
-        data = data_texts(db, page)
+        targets: dict[int, RecordTargets | StoredTargets] = {**target_rows.page(db.conn, page)}
+        if len(targets) < len(page):  # (no stored row: read from the data, as it was)
+            data = data_texts(db, [r for r in page if r not in targets])
+            for rowid, text in data.items():
+                targets[rowid] = RecordTargets(loads(text))
         judge = label_reads.page_layers(db, "judge_labels", page)
         human = label_reads.page_layers(db, "human_labels", page)
         blind = blind_layers(db, page)
         for rowid in page:
             yield Reviewed(
-                RecordTargets(loads(data[rowid])),
+                targets[rowid],
                 judge[rowid],
                 human[rowid],
                 blind.get(rowid) or None,
             )
+
+
+def ensure_targets(db: sqlite_utils.Database, dataset: str) -> int:
+    """Give every reviewed record of ``dataset`` its stored label targets
+    (``target_rows``: those whose data changed since they were marked, or of another
+    form); return how many were written. One indexed look-up when there is nothing
+    to do."""
+    rowids = target_rows.missing(db.conn, dataset)
+    if not rowids:
+        return 0
+    with write(db.conn) as conn:
+        return target_rows.store(conn, rowids)
 
 
 def reviewed_metric_pairs(

@@ -1,8 +1,9 @@
 """``agreement`` reads the stored rows, not parsed records: the same report as the
 per-record path on a file of every family.
 
-``review_queries.iter_reviewed`` gives each reviewed record as its label targets read
-from the stored JSON (``RecordTargets``) and ``reviewed_metric_pairs`` the metric
+``review_queries.iter_reviewed`` gives each reviewed record as its label targets,
+stored apart when it was marked reviewed (``StoredTargets``, ``store.target_rows``) or
+read from the stored JSON (``RecordTargets``), and ``reviewed_metric_pairs`` the metric
 values in one query (``reviewed_metric_pairs_apart``: the same, read on a thread and a
 connection of its own). The reference is the per-record path they replaced: every
 reviewed record parsed (``store.records.iterate``), its layers and blind pass, counted
@@ -25,7 +26,7 @@ from ragreview.core import agreement_report
 from ragreview.core.agreement_report import Reviewed
 from ragreview.core.errors import RagreviewError
 from ragreview.core.labels import CATALOGUE
-from ragreview.core.record_targets import RecordTargets
+from ragreview.core.record_targets import RecordTargets, StoredTargets
 from ragreview.store import (
     history,
     item_edits,
@@ -33,6 +34,7 @@ from ragreview.store import (
     metric_reads,
     open_database,
     review_queries,
+    target_rows,
 )
 from ragreview.store import records as store_records
 
@@ -107,9 +109,9 @@ def malformed(db, rng: random.Random) -> None:
             )
 
 
-def delete_an_item_under_its_labels(db) -> None:
+def delete_an_item_under_its_labels(db) -> bool:
     """A reviewer's deleted statement or fact keeps its labels: they name a target the
-    record no longer has."""
+    record no longer has. False: no reviewed record has two of either."""
     for rowid, text in db.conn.execute(
         "SELECT rowid, data FROM records WHERE status = 'reviewed'"
     ).fetchall():
@@ -118,17 +120,23 @@ def delete_an_item_under_its_labels(db) -> None:
             items = data.get(field) or []
             if len(items) > 1:
                 item_edits.delete(db, rowid, kind, items[0][0], REVIEWER)
-                return
+                return True
+    return False
+
+
+def per_record_rows(db, dataset: str, only: set[int] | None) -> list:
+    """The reviewed records (those in ``only``), parsed, in file order."""
+    return [
+        s
+        for s in store_records.iterate(db, dataset, status="reviewed")
+        if only is None or s.rowid in only
+    ]
 
 
 def per_record(db, dataset: str, only: set[int] | None):
     """The reference: every reviewed record parsed, its layers, the metric values read
     record by record."""
-    stored = [
-        s
-        for s in store_records.iterate(db, dataset, status="reviewed")
-        if only is None or s.rowid in only
-    ]
+    stored = per_record_rows(db, dataset, only)
     blind = review_queries.blind_layers(db, [s.rowid for s in stored])
     reviewed = [Reviewed(s.record, s.judge, s.human, blind.get(s.rowid) or None) for s in stored]
     values = metric_reads.records_values(db, [s.rowid for s in stored])
@@ -151,8 +159,11 @@ def reports(db, dataset: str, only: set[int] | None = None) -> tuple[str, str]:
     assert fast_pairs == metrics
     assert_page_layers_equal(db)
     assert apart.result() == metrics
-    for r in review_queries.iter_reviewed(db, dataset, only):
-        assert isinstance(r.record, RecordTargets)  # no Record was built
+    # no Record was built: each comes as its stored targets, or read from its data
+    got = [type(r.record) for r in review_queries.iter_reviewed(db, dataset, only)]
+    stored = target_rows.page(db.conn, [s.rowid for s in per_record_rows(db, dataset, only)])
+    assert got.count(StoredTargets) == len(stored)
+    assert got.count(RecordTargets) == len(got) - len(stored)
     slow = agreement_report.build(reviewed, metrics, resamples=50)
     return json.dumps(fast, ensure_ascii=False), json.dumps(slow, ensure_ascii=False)
 
@@ -214,9 +225,13 @@ def test_stored_rows_give_the_per_record_report(source: Path, tmp_path: Path) ->
     assert fast == slow
     assert json.loads(fast)["records"] > 0
     malformed(db, rng)
-    delete_an_item_under_its_labels(db)
+    if delete_an_item_under_its_labels(db):  # its stored targets go with its old data,
+        assert len(target_rows.missing(db.conn, dataset)) == 1  # so it is read from the new
     fast, slow = reports(db, dataset)
     assert fast == slow
+    review_queries.ensure_targets(db, dataset)  # and stored again, the same report
+    assert not target_rows.missing(db.conn, dataset)
+    assert reports(db, dataset) == (fast, slow)
     rowids = [r for (r,) in db.conn.execute("SELECT rowid FROM records")]
     only = set(rng.sample(rowids, max(1, len(rowids) // 2)))  # a sample's members
     fast, slow = reports(db, dataset, only)

@@ -188,3 +188,23 @@ def test_m010_makes_the_judge_layer_into_runs(reference: Path, tmp_path: Path) -
     assert json.loads(run(runner, "metrics", str(old), "--json")) == same_numbers(
         json.loads(metrics), json.loads(run(runner, "metrics", str(old), "--json"))
     )
+
+
+def test_m017_stores_the_targets_of_the_reviewed_records(reference: Path, tmp_path: Path) -> None:
+    """A file from before m017 gets each reviewed record's label targets, as marking it
+    reviewed now stores them (``store.target_rows``); the other records get none."""
+    from ragreview.core.record_targets import FORM
+    from ragreview.store import target_rows
+
+    old = tmp_path / "demo.ragreview.db"
+    build_at(NAMES.index("m017_record_targets"), reference, old)
+    db = open_database(old)
+    got = db.conn.execute("SELECT record, form, targets FROM record_targets ORDER BY 1").fetchall()
+    want = [
+        (rowid, FORM, target_rows.packed(data))
+        for rowid, data in db.conn.execute(
+            "SELECT rowid, data FROM records WHERE status = 'reviewed' ORDER BY rowid"
+        )
+    ]
+    assert got == want and len(want) == 1  # (covid-1)
+    db.conn.close()

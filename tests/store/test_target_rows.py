@@ -1,0 +1,137 @@
+"""A reviewed record's stored label targets (``store.target_rows``, m017) give what its
+data gives, on every family, and never outlive the data they were read from.
+
+The reference is ``RecordTargets`` over the record's stored JSON, which
+tests/core/test_record_targets.py holds equal to ``Record.targets`` of the parsed
+record, for every target kind.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragreview.core.record_targets import FORM, KINDS, RecordTargets, StoredTargets
+from ragreview.store import history, item_edits, open_database, review_queries, target_rows
+from ragreview.store.records import loads
+
+from ..formats.helpers import FAMILY_SOURCES, HANDWRITTEN, map_args, run
+
+RAGBENCH = HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl"
+
+
+def imported(source: Path, db_path: Path):
+    assert run("import", source, "--db", db_path, *map_args(source)).exit_code == 0
+    return open_database(db_path)
+
+
+def from_data(db, rowid: int) -> RecordTargets:
+    (text,) = db.conn.execute("SELECT data FROM records WHERE rowid = ?", (rowid,)).fetchone()
+    return RecordTargets(loads(text))
+
+
+def assert_same(stored: StoredTargets, lean: RecordTargets) -> None:
+    assert stored.task == lean.task
+    for kind in KINDS:
+        assert stored.targets(kind) == lean.targets(kind), kind
+
+
+def rowids(db) -> list[int]:
+    return [r for (r,) in db.conn.execute("SELECT rowid FROM records ORDER BY position")]
+
+
+@pytest.mark.parametrize("source", FAMILY_SOURCES, ids=lambda p: p.name)
+def test_a_record_marked_reviewed_stores_the_targets_its_data_gives(
+    source: Path, tmp_path: Path
+) -> None:
+    db = imported(source, tmp_path / "t.db")
+    every = rowids(db)
+    # an import stores those of the records its file marks reviewed (agreement reads
+    # reviewed records only)
+    reviewed = [
+        r for (r,) in db.conn.execute("SELECT rowid FROM records WHERE status = 'reviewed'")
+    ]
+    assert sorted(target_rows.page(db.conn, every)) == sorted(reviewed)
+    for rowid in every:
+        history.mark(db, rowid, "reviewed", "ann")
+    stored = target_rows.page(db.conn, every)
+    assert sorted(stored) == sorted(every)
+    checked = 0
+    for rowid in every:
+        assert_same(stored[rowid], from_data(db, rowid))
+        checked += sum(bool(stored[rowid].targets(k)) for k in KINDS if k != "record")
+    assert checked  # (the family's records have targets beyond the record itself)
+    db.conn.close()
+
+
+def test_an_unknown_kind_is_refused_as_by_the_record() -> None:
+    with pytest.raises(ValueError, match="unknown target kind"):
+        StoredTargets("trace", {}).targets("nope")
+
+
+def test_a_changed_reimport_drops_the_old_targets_and_a_new_review_stores_the_new(
+    tmp_path: Path,
+) -> None:
+    rows = [json.loads(line) for line in RAGBENCH.read_text(encoding="utf-8").splitlines()]
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    db = imported(source, tmp_path / "t.db")
+    first = rowids(db)[1]
+    history.mark(db, first, "reviewed", "ann")
+    before = target_rows.page(db.conn, [first])[first].targets("doc")
+
+    rows[1]["documents_sentences"][0].append(["zz", "A sentence the new line adds."])
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    db.conn.close()
+    db = imported(source, tmp_path / "t.db")
+    assert target_rows.page(db.conn, [first]) == {}  # (the record is stale now)
+
+    history.mark(db, first, "reviewed", "ann")
+    after = target_rows.page(db.conn, [first])[first]
+    assert_same(after, from_data(db, first))
+    assert after.targets("doc") != before and len(after.targets("doc")) == len(before) + 1
+    db.conn.close()
+
+
+def test_an_edit_of_the_data_drops_the_targets_and_ensure_stores_them_again(
+    tmp_path: Path,
+) -> None:
+    source = next(p for p in FAMILY_SOURCES if p.name == "checking_outputs.json")  # RAGChecker
+    db = imported(source, tmp_path / "t.db")
+    dataset = db.conn.execute("SELECT name FROM datasets").fetchone()[0]
+    for rowid in rowids(db):
+        history.mark(db, rowid, "reviewed", "ann")
+    assert target_rows.missing(db.conn, dataset) == []
+    rowid = rowids(db)[0]
+    statement = from_data(db, rowid).targets("statement")[0]
+    item_edits.delete(db, rowid, "statement", statement, "ann")
+    assert target_rows.missing(db.conn, dataset) == [rowid]
+    assert review_queries.ensure_targets(db, dataset) == 1
+    assert review_queries.ensure_targets(db, dataset) == 0  # (one look-up when nothing is missing)
+    stored = target_rows.page(db.conn, [rowid])[rowid]
+    assert statement not in stored.targets("statement")
+    assert_same(stored, from_data(db, rowid))
+    db.conn.close()
+
+
+def test_targets_of_another_form_are_read_as_missing(tmp_path: Path) -> None:
+    db = imported(RAGBENCH, tmp_path / "t.db")
+    dataset = db.conn.execute("SELECT name FROM datasets").fetchone()[0]
+    every = rowids(db)
+    for rowid in every:
+        history.mark(db, rowid, "reviewed", "ann")
+    with db.conn:
+        db.conn.execute("UPDATE record_targets SET form = ?", (FORM - 1,))
+    assert target_rows.page(db.conn, every) == {}
+    assert target_rows.missing(db.conn, dataset) == every
+    assert review_queries.ensure_targets(db, dataset) == len(every)
+    assert sorted(target_rows.page(db.conn, every)) == sorted(every)
+    db.conn.close()
+
+
+def test_every_kind_a_label_names_is_stored() -> None:
+    from ragreview.core.labels import CATALOGUE
+
+    assert {spec.target for spec in CATALOGUE.values()} <= set(KINDS)
