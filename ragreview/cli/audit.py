@@ -27,9 +27,6 @@ def build_report(
     """The agreement report of one dataset, and the per-metric points for plots."""
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
-    # records whose data changed since they were marked reviewed get their label
-    # targets again here, before the reads below (store.target_rows)
-    review_queries.ensure_targets(db, dataset)
     # the stored metric rows, exactly what `metrics --per-record` shows, read on a
     # thread of their own beside the label count
     points_read = agreement_report.Background(

@@ -27,7 +27,7 @@ from .agreement import (
     percent_agreement,
 )
 from .families import task_family
-from .labels import CATALOGUE, Layer, effective
+from .labels import CATALOGUE, LabelSpec, Layer, effective
 from .record import Record
 from .record_targets import LeanTargets
 
@@ -63,19 +63,21 @@ class LabelTally:
     human_names_only: bool = False
     pairs: dict[str, dict[tuple[Any, Any], int]] = field(default_factory=dict)
     unpaired: dict[str, int] = field(default_factory=dict)
+    # the catalogue's labels of each set of families, in catalogue order (most records
+    # of a dataset share one set: the catalogue is walked once per set, not per record)
+    _of_families: dict[frozenset[str | None], list[tuple[str, LabelSpec]]] = field(
+        default_factory=dict, repr=False
+    )
+    _family_of: dict[str, str] = field(default_factory=dict, repr=False)
 
     def add(self, record: Record | LeanTargets, judge: Layer, human: Layer) -> None:
         keys = label_items.RecordKeys(record)  # each target kind read once per record
-        # label_items.applies for every name at once: the record's family and those of
-        # the labels either layer carries
-        own = task_family(record.task)
-        families = {own.name if own else None}
-        families.update(CATALOGUE[n].family for layer in (judge, human) for n in layer
-                        if n in CATALOGUE)  # fmt: skip
+        if self.human_names_only:
+            labels = [(name, label) for name, label in CATALOGUE.items() if name in human]
+        else:
+            labels = self._compared(record, judge, human)
         pairs, none = self.pairs, label_items.NONE
-        for name, label in CATALOGUE.items():
-            if name not in human if self.human_names_only else label.family not in families:
-                continue
+        for name, label in labels:
             counts = pairs.get(name)
             if counts is None:
                 counts = pairs[name] = {}
@@ -83,6 +85,27 @@ class LabelTally:
             missing = label_items.count_label(label, keys, judged, given, counts)
             if missing:
                 self.unpaired[name] = self.unpaired.get(name, 0) + missing
+
+    def _compared(
+        self, record: Record | LeanTargets, judge: Layer, human: Layer
+    ) -> list[tuple[str, LabelSpec]]:
+        """``label_items.applies`` for every name at once: the labels of the record's
+        family and of those of the labels either layer carries, in catalogue order."""
+        family_of = self._family_of
+        if len(family_of) != len(CATALOGUE):  # (first, or after a family registered)
+            family_of.update((name, label.family) for name, label in CATALOGUE.items())
+            self._of_families.clear()
+        own = task_family(record.task)
+        # (a name outside the catalogue adds None, the family no label has)
+        families = frozenset(
+            (own.name if own else None, *map(family_of.get, judge), *map(family_of.get, human))
+        )
+        labels = self._of_families.get(families)
+        if labels is None:
+            labels = self._of_families[families] = [
+                (name, label) for name, label in CATALOGUE.items() if label.family in families
+            ]
+        return labels
 
     def stats(self) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
         """``label_agreement``'s result from the counts."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import RagreviewError, RecordError
 from ..core.keys import fact_key, reference_statement_key, statement_key
 from ..core.record import parse_record
-from . import metric_writes
+from . import metric_writes, target_rows
 from .db import write
 from .events import append_event
 from .records import dumps
@@ -59,6 +59,7 @@ def store_list(conn: sqlite3.Connection, rowid: int, field: str, items: list | N
     except RecordError as err:
         raise RagreviewError(f"not a valid edit: {err}") from None
     conn.execute("UPDATE records SET data = ? WHERE rowid = ?", (dumps(data), rowid))
+    target_rows.store(conn, [rowid])  # (a reviewed record's targets follow its items)
 
 
 def _new_key(kind: str, items: list) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..core.labels import Layer
-from . import metric_writes, run_layers, run_signals
+from . import metric_writes, run_layers, run_signals, target_rows
 from .db import write
 from .records import dumps, loads, now
 
@@ -221,6 +221,7 @@ def save_result(
             # content_hash stays: it fingerprints the imported file, and judge-made facts
             # are judge output, like labels, replaced again by a re-import.
             conn.execute("UPDATE records SET data = ? WHERE rowid = ?", (dumps(obj), rowid))
+            target_rows.store(conn, [rowid])  # (a reviewed record's facts are targets)
         conn.execute(
             f"DELETE FROM run_labels WHERE run = ? AND record = ? AND name IN ({marks})",
             (run_id, rowid, *names),

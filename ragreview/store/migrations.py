@@ -545,7 +545,7 @@ def m017_record_targets(db: Database) -> None:
         CREATE TABLE record_targets (
             record INTEGER PRIMARY KEY REFERENCES records(rowid),
             form INTEGER NOT NULL,
-            targets TEXT NOT NULL             -- JSON: [task, {kind: [target, ...]}]
+            targets TEXT NOT NULL             -- JSON: [task, {kind: targets NUL-joined}]
         );
         CREATE TRIGGER record_targets_follow_data AFTER UPDATE OF data ON records
         BEGIN

@@ -87,18 +87,6 @@ def iter_reviewed(
             )
 
 
-def ensure_targets(db: sqlite_utils.Database, dataset: str) -> int:
-    """Give every reviewed record of ``dataset`` its stored label targets
-    (``target_rows``: those whose data changed since they were marked, or of another
-    form); return how many were written. One indexed look-up when there is nothing
-    to do."""
-    rowids = target_rows.missing(db.conn, dataset)
-    if not rowids:
-        return 0
-    with write(db.conn) as conn:
-        return target_rows.store(conn, rowids)
-
-
 def reviewed_metric_pairs(
     db: sqlite_utils.Database, dataset: str, only: set[int] | None = None
 ) -> dict[str, list[tuple[float, float]]]:

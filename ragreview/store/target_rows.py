@@ -6,14 +6,15 @@ its task and the keys its labels may name (``core.record_targets``). Reading the
 of the record's ``data`` meant parsing all of it, sentences' text included: most of
 a record's bytes and about a fifth of the report's time at 10,000 reviewed records.
 So a record's targets are written when it is marked reviewed (``history.set_status``)
-as a short JSON text, ``[task, {kind: [target, …]}]`` (``stored_form``), and a page of
-them is read as one JSON text.
+as a short JSON text, ``[task, {kind: targets}]`` (``stored_form``: a kind's targets
+joined by a NUL), and a page of them is read as one JSON text.
 
 A row is never out of step with its record: a trigger deletes it when the record's
-``data`` changes (a changed re-import, an item edit, a judge's note), and a row of
-another ``FORM`` is read as missing. A reviewed record without a row is given one by
-``review_queries.ensure_targets`` (``agreement`` calls it first); ``page`` leaves it
-out, and its reader computes its targets from ``data`` as before.
+``data`` changes, and the writers that change a reviewed record's data store it again
+(an item edit, a judge's facts; a changed re-import makes the record stale). A row of
+another ``FORM`` is read as missing. ``page`` leaves out a record without a row, and
+its reader computes that record's targets from ``data`` as before (``agreement`` opens
+the file read-only, so it does not write them).
 """
 
 from __future__ import annotations
@@ -36,13 +37,14 @@ def packed(data_text: str) -> str:
 
 
 def store(conn: sqlite3.Connection, rowids: list[int]) -> int:
-    """Write the targets of those of ``rowids`` that have none of this ``FORM``, in the
-    caller's transaction; return how many were written."""
+    """Write the targets of those of ``rowids`` that are reviewed and have none of this
+    ``FORM``, in the caller's transaction; return how many were written."""
     rows = [
         (rowid, FORM, packed(data))
         for rowid, data in bulk.rows_in(
             conn,
-            "SELECT rowid, data FROM records WHERE rowid IN ({ids}) AND NOT EXISTS "
+            "SELECT rowid, data FROM records WHERE rowid IN ({ids}) AND status = 'reviewed' "
+            "AND NOT EXISTS "
             f"(SELECT 1 FROM record_targets t WHERE t.record = records.rowid AND t.form = {FORM})",
             rowids,
         )
@@ -51,18 +53,6 @@ def store(conn: sqlite3.Connection, rowids: list[int]) -> int:
         "INSERT OR REPLACE INTO record_targets (record, form, targets) VALUES (?, ?, ?)", rows
     )
     return len(rows)
-
-
-def missing(conn: sqlite3.Connection, dataset: str) -> list[int]:
-    """The dataset's reviewed records without targets of this ``FORM``."""
-    return [
-        rowid
-        for (rowid,) in conn.execute(
-            "SELECT rowid FROM records r WHERE dataset = ? AND status = 'reviewed' AND NOT EXISTS "
-            "(SELECT 1 FROM record_targets t WHERE t.record = r.rowid AND t.form = ?)",
-            (dataset, FORM),
-        )
-    ]
 
 
 def page(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, StoredTargets]:

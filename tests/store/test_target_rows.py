@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 
-from ragreview.core.record_targets import FORM, KINDS, RecordTargets, StoredTargets
+from ragreview.core.record_targets import FORM, KINDS, RecordTargets, StoredTargets, stored_form
 from ragreview.store import history, item_edits, open_database, review_queries, target_rows
 from ragreview.store.records import loads
 
@@ -95,39 +96,43 @@ def test_a_changed_reimport_drops_the_old_targets_and_a_new_review_stores_the_ne
     db.conn.close()
 
 
-def test_an_edit_of_the_data_drops_the_targets_and_ensure_stores_them_again(
-    tmp_path: Path,
-) -> None:
+def test_an_edit_of_a_reviewed_records_items_stores_its_new_targets(tmp_path: Path) -> None:
     source = next(p for p in FAMILY_SOURCES if p.name == "checking_outputs.json")  # RAGChecker
     db = imported(source, tmp_path / "t.db")
-    dataset = db.conn.execute("SELECT name FROM datasets").fetchone()[0]
-    for rowid in rowids(db):
-        history.mark(db, rowid, "reviewed", "ann")
-    assert target_rows.missing(db.conn, dataset) == []
+    reviewed, other = rowids(db)[:2]
+    history.mark(db, reviewed, "reviewed", "ann")
+    for rowid in (reviewed, other):
+        statement = from_data(db, rowid).targets("statement")[0]
+        item_edits.delete(db, rowid, "statement", statement, "ann")
+    stored = target_rows.page(db.conn, [reviewed, other])
+    assert list(stored) == [reviewed]  # (an unreviewed record keeps none)
+    assert statement not in stored[reviewed].targets("statement")
+    assert_same(stored[reviewed], from_data(db, reviewed))
+    db.conn.close()
+
+
+def test_a_change_of_the_data_by_any_writer_drops_the_targets(tmp_path: Path) -> None:
+    db = imported(RAGBENCH, tmp_path / "t.db")
     rowid = rowids(db)[0]
-    statement = from_data(db, rowid).targets("statement")[0]
-    item_edits.delete(db, rowid, "statement", statement, "ann")
-    assert target_rows.missing(db.conn, dataset) == [rowid]
-    assert review_queries.ensure_targets(db, dataset) == 1
-    assert review_queries.ensure_targets(db, dataset) == 0  # (one look-up when nothing is missing)
-    stored = target_rows.page(db.conn, [rowid])[rowid]
-    assert statement not in stored.targets("statement")
-    assert_same(stored, from_data(db, rowid))
+    history.mark(db, rowid, "reviewed", "ann")
+    with db.conn:  # (the trigger: no writer can leave them out of step)
+        db.conn.execute("UPDATE records SET data = data WHERE rowid = ?", (rowid,))
+    assert target_rows.page(db.conn, [rowid]) == {}
     db.conn.close()
 
 
 def test_targets_of_another_form_are_read_as_missing(tmp_path: Path) -> None:
     db = imported(RAGBENCH, tmp_path / "t.db")
-    dataset = db.conn.execute("SELECT name FROM datasets").fetchone()[0]
     every = rowids(db)
     for rowid in every:
         history.mark(db, rowid, "reviewed", "ann")
     with db.conn:
         db.conn.execute("UPDATE record_targets SET form = ?", (FORM - 1,))
     assert target_rows.page(db.conn, every) == {}
-    assert target_rows.missing(db.conn, dataset) == every
-    assert review_queries.ensure_targets(db, dataset) == len(every)
-    assert sorted(target_rows.page(db.conn, every)) == sorted(every)
+    dataset = db.conn.execute("SELECT name FROM datasets").fetchone()[0]
+    assert {type(r.record) for r in review_queries.iter_reviewed(db, dataset)} == {RecordTargets}
+    history.mark(db, every[0], "reviewed", "ann")  # stored again, at this form
+    assert list(target_rows.page(db.conn, every)) == [every[0]]
     db.conn.close()
 
 
@@ -135,3 +140,15 @@ def test_every_kind_a_label_names_is_stored() -> None:
     from ragreview.core.labels import CATALOGUE
 
     assert {spec.target for spec in CATALOGUE.values()} <= set(KINDS)
+
+
+def test_a_target_holding_the_separator_keeps_its_kind_as_a_list() -> None:
+    data = {
+        "task": "trace",
+        "documents": [{"sentences": [["0a", "x"], ["0\0b", "y"], ["0c", "z"]]}],
+        "response": [["a", "r"], ["b", "s"]],
+    }
+    task, by_kind = stored_form(data)
+    assert by_kind["doc"] == ("0a", "0\0b", "0c") and by_kind["response"] == "a\0b"
+    stored = StoredTargets(*orjson.loads(orjson.dumps((task, by_kind))))
+    assert_same(stored, RecordTargets(data))
