@@ -283,6 +283,12 @@ def bootstrap_ci(
     return bootstrap_cis([diffs], seed, resamples, level)[0]
 
 
+def import_bootstrap() -> None:
+    """Import what ``bootstrap_cis`` draws with (numpy) ahead of the call, where the
+    caller has something to wait for meanwhile."""
+    import numpy  # noqa: F401
+
+
 RESAMPLE_CHUNK = 64  # resamples drawn at a time: 64 × n indices in memory, not resamples × n
 
 

@@ -21,6 +21,7 @@ from .agreement import (
     BOOTSTRAP_SEED,
     binary_stats_of_counts,
     cohen_kappa,
+    import_bootstrap,
     krippendorff_alpha_nominal,
     metrics_stats,
     multiclass_stats_of_counts,
@@ -199,9 +200,13 @@ class Background:
 def _metrics_of(
     pairs: Mapping[str, Sequence[tuple[float, float]]] | Background, seed: int, resamples: int
 ) -> dict[str, dict[str, Any]]:
-    return metrics_stats(
-        pairs.result() if isinstance(pairs, Background) else pairs, seed, resamples
-    )
+    if not isinstance(pairs, Background):
+        return metrics_stats(pairs, seed, resamples)
+    # numpy (the bootstrap's) is imported while SQLite reads the pairs on their own
+    # thread, which lets go of the interpreter, rather than after them: the import was
+    # a third of this thread's time
+    import_bootstrap()
+    return metrics_stats(pairs.result(), seed, resamples)
 
 
 def build(

@@ -22,6 +22,7 @@ from ..core.record_targets import RecordTargets, StoredTargets
 from . import bulk, label_reads, target_rows
 from .db import write
 from .history import LABEL_KINDS
+from .read_ahead import ReadAhead, file_of
 from .records import StoredRecord, data_texts, dumps, loads, now
 
 BLIND = "blind"
@@ -68,23 +69,34 @@ def iter_reviewed(
         )
         if only is None or r in only
     ]
-    for start in range(0, len(rowids), batch):
-        page = rowids[start : start + batch]
-        targets: dict[int, RecordTargets | StoredTargets] = {**target_rows.page(db.conn, page)}
-        if len(targets) < len(page):  # (no stored row: read from the data, as it was)
-            data = data_texts(db, [r for r in page if r not in targets])
-            for rowid, text in data.items():
-                targets[rowid] = RecordTargets(loads(text))
-        judge = label_reads.page_layers(db, "judge_labels", page)
-        human = label_reads.page_layers(db, "human_labels", page)
-        blind = blind_layers(db, page)
-        for rowid in page:
-            yield Reviewed(
-                targets[rowid],
-                judge[rowid],
-                human[rowid],
-                blind.get(rowid) or None,
-            )
+    pages = [rowids[start : start + batch] for start in range(0, len(rowids), batch)]
+    # each page is read while the one before is counted (store.read_ahead)
+    with ReadAhead(db, _reviewed_page) as reader:
+        pending = reader.start(pages[0]) if pages else None
+        for i, page in enumerate(pages):
+            assert pending is not None
+            targets, judge, human, blind = pending()
+            if i + 1 < len(pages):
+                pending = reader.start(pages[i + 1])
+            for rowid in page:
+                yield Reviewed(targets[rowid], judge[rowid], human[rowid], blind.get(rowid) or None)
+
+
+Layers = dict[int, dict[str, dict[str, Any]]]
+
+
+def _reviewed_page(
+    db: sqlite_utils.Database, page: list[int]
+) -> tuple[dict[int, RecordTargets | StoredTargets], Layers, Layers, Layers]:
+    """A page of ``iter_reviewed``: its records' targets, judge, human and blind layers."""
+    targets: dict[int, RecordTargets | StoredTargets] = {**target_rows.page(db.conn, page)}
+    if len(targets) < len(page):  # (no stored row: read from the data, as it was)
+        data = data_texts(db, [r for r in page if r not in targets])
+        for rowid, text in data.items():
+            targets[rowid] = RecordTargets(loads(text))
+    judge = label_reads.page_layers(db, "judge_labels", page)
+    human = label_reads.page_layers(db, "human_labels", page)
+    return targets, judge, human, blind_layers(db, page)
 
 
 def reviewed_metric_pairs(
@@ -112,7 +124,7 @@ def reviewed_metric_pairs_apart(
     from .db import connect_read_only
 
     metric_writes.ensure(db, dataset)
-    path = next(file for _, name, file in db.conn.execute("PRAGMA database_list") if name == "main")
+    path = file_of(db)
     if not path:  # (in memory: no second connection can see it)
         return lambda: _metric_pairs(db.conn, dataset, only)
 
