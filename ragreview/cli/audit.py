@@ -12,7 +12,6 @@ from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
 from ..core.gc_pause import gc_paused
 from ..core.safe_text import json_for_terminal, printable, printable_all
-from ..services import estimates, merging
 from ..store import review_queries, reviewer_layers
 from ..store import settings as store_settings
 from . import cli
@@ -52,6 +51,9 @@ def build_report(
             report["warnings"].append(
                 f"only {block['reviewed']} of the {block['n']} sampled records are reviewed"
             )
+    # (imported here: the report's threads are started first)
+    from ..services import estimates, merging
+
     human = merging.human_agreement(db, dataset)
     if human is not None:
         human["conflicts"] = len(merging.conflicts(db, dataset))
@@ -186,6 +188,8 @@ def merge_cmd(paths: tuple[str, ...], into: str, as_json: bool) -> None:
     """
     with user_errors():
         remember_db(into)
+        from ..services import merging
+
         merged = merging.merge(paths, into)  # the merge use case, with its refusals
     summary, agreement_by_dataset = merged.summary, merged.agreement
     if as_json:
@@ -252,6 +256,8 @@ def conflicts_cmd(
     """
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
+        from ..services import merging
+
         found = merging.conflicts(opened.db, opened.dataset, open_only=open_only)
     for c in found:
         if as_json:
