@@ -189,9 +189,15 @@ def count_label(
                 continue
             cited, told = judged[target], given[target]
             by_judge = candidates.intersection(cited)
-            # (the reviewer kept the judge's list, as on most reviewed records)
-            same = told is cited or told == cited
-            by_human = by_judge if same else candidates.intersection(told)
+            if told is cited or told == cited:  # (the reviewer kept the judge's list,
+                # as on most reviewed records: its items agree, cited or not)
+                shared, rest = len(by_judge), len(candidates) - len(by_judge)
+                if shared:
+                    counts[True, True] = counts.get((True, True), 0) + shared
+                if rest:
+                    counts[False, False] = counts.get((False, False), 0) + rest
+                continue
+            by_human = candidates.intersection(told)
             shared = len(by_judge & by_human)
             cells = (
                 ((True, True), shared),
