@@ -11,7 +11,8 @@ a blind-pass label on every twentieth (none of it timed). Then times, in subproc
 
 Peak RSS and CPU time (user + system) are the command's own, from ``/usr/bin/time``;
 on a shared machine the CPU time says more than the wall time, which includes waiting
-for a core. Prints the median over ``--repeat`` runs and each run.
+for a core. Prints the median over ``--repeat`` runs and each run, with the load
+average as it ended.
 
     python bench/agreement_bench.py [--records N] [--reviewed R] [--repeat K] [--keep DIR]
 """
@@ -19,6 +20,7 @@ for a core. Prints the median over ``--repeat`` runs and each run.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -59,8 +61,10 @@ def mark_reviewed(db_path: Path, reviewed: int) -> int:
     return len(chosen)
 
 
-def measured(command: list[str]) -> tuple[float, float, float]:
-    """Wall time (s), peak RSS (MiB) and CPU time (s, user + system) of ``command``.
+def measured(command: list[str]) -> tuple[float, float, float, float]:
+    """Wall time (s), peak RSS (MiB), CPU time (s, user + system) of ``command``, and
+    the 1-minute load average as it ended (on a shared machine wall time says little
+    without it).
 
     The peak comes from ``/usr/bin/time``, which starts the command itself: the
     rusage of a child this process starts directly also counts this process's own
@@ -78,10 +82,10 @@ def measured(command: list[str]) -> tuple[float, float, float]:
         if done.returncode != 0:
             sys.exit(f"{' '.join(command)} failed ({done.returncode})")
         user, system, kib = report.read().split()[-3:]
-    return elapsed, int(kib) / 1024, float(user) + float(system)
+    return elapsed, int(kib) / 1024, float(user) + float(system), os.getloadavg()[0]
 
 
-def timed(*args: str | Path) -> tuple[float, float, float]:
+def timed(*args: str | Path) -> tuple[float, float, float, float]:
     """``measured`` of ``python -m ragreview ARGS``."""
     return measured([sys.executable, "-m", "ragreview", *map(str, args)])
 
@@ -103,17 +107,19 @@ def main() -> None:
         n = mark_reviewed(db, args.reviewed)
         print(f"{args.records} records imported, {n} marked reviewed")
     html = folder / "report.html"
-    runs: dict[str, list[tuple[float, float, float]]] = {"json": [], "html": []}
+    runs: dict[str, list[tuple[float, float, float, float]]] = {"json": [], "html": []}
     for _ in range(args.repeat):
         runs["json"].append(timed("agreement", db, "--json"))
         runs["html"].append(timed("agreement", db, "--html", html))
     for name, got in runs.items():
-        seconds = statistics.median(s for s, _, _ in got)
-        peak = statistics.median(m for _, m, _ in got)
-        cpu = statistics.median(c for _, _, c in got)
+        seconds = statistics.median(s for s, _, _, _ in got)
+        peak = statistics.median(m for _, m, _, _ in got)
+        cpu = statistics.median(c for _, _, c, _ in got)
         limit_s, limit_mib = TARGETS[name]
         target = f"target <= {limit_s} s" + (f", <= {limit_mib:.0f} MiB" if limit_mib else "")
-        each = ", ".join(f"{s:.2f} s/{c:.2f} s CPU/{m:.0f} MiB" for s, m, c in got)
+        each = ", ".join(
+            f"{s:.2f} s/{c:.2f} s CPU/{m:.0f} MiB/load {load:.1f}" for s, m, c, load in got
+        )
         print(
             f"agreement --{name}: {seconds:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB "
             f"({target}; runs: {each})"
