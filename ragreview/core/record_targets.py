@@ -45,8 +45,9 @@ KINDS = (
     *CELL_KINDS,
 )
 # The version of the stored form: stored targets of another version are read as
-# missing (and computed again from the record's data), so raise it whenever
-# ``targets`` gives a kind other keys than before.
+# missing (their records' targets are then read from their data), so raise it, with a
+# migration that stores the reviewed records' targets again, whenever ``targets``
+# gives a kind other keys than before.
 FORM = 1
 
 

@@ -29,7 +29,8 @@ def file_of(db: sqlite_utils.Database) -> str:
 class ReadAhead(Generic[T]):
     """``read(db, page)`` of one page at a time, the next begun while the caller works
     on the one before. Its thread reads through a read-only connection of its own; a
-    database in memory is read on ``db`` itself, when the page is asked for. Close it
+    database in memory, or one ``db`` is amid a transaction on, is read on ``db``
+    itself, when the page is asked for. Close it
     (``with``): that ends the thread and closes its connection, also after an early
     stop."""
 
@@ -37,7 +38,9 @@ class ReadAhead(Generic[T]):
         self, db: sqlite_utils.Database, read: Callable[[sqlite_utils.Database, list[int]], T]
     ) -> None:
         self._db, self._read = db, read
-        self._path = file_of(db)
+        # (a caller amid a transaction is read on its own connection: another one
+        # would not see what it has not committed)
+        self._path = "" if db.conn.in_transaction else file_of(db)
         self._own: sqlite_utils.Database | None = None  # (the thread's, made there)
         self._pool = None
         if self._path:

@@ -75,3 +75,15 @@ def test_an_early_stop_and_an_error_end_the_thread(tmp_path: Path) -> None:
         reader.start([1])()
     assert not reader_threads()
     db.conn.close()
+
+
+def test_a_caller_amid_a_transaction_is_read_on_its_own_connection(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "t.db")
+    numbers(db)
+    db.conn.execute("BEGIN")
+    db.conn.execute("INSERT INTO numbers VALUES (1000)")  # (not committed)
+    with ReadAhead(db, read_page) as reader:
+        rows = reader.start([1000])()
+    assert [(n, name) for n, name, _ in rows] == [(1000, threading.current_thread().name)]
+    db.conn.rollback()
+    db.conn.close()
