@@ -30,9 +30,8 @@ class ReadAhead(Generic[T]):
     """``read(db, page)`` of one page at a time, the next begun while the caller works
     on the one before. Its thread reads through a read-only connection of its own; a
     database in memory, or one ``db`` is amid a transaction on, is read on ``db``
-    itself, when the page is asked for. Close it
-    (``with``): that ends the thread and closes its connection, also after an early
-    stop."""
+    itself, when the page is asked for. Close it (``with``): that ends the thread and
+    closes its connection, also after an early stop."""
 
     def __init__(
         self, db: sqlite_utils.Database, read: Callable[[sqlite_utils.Database, list[int]], T]
