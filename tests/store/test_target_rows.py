@@ -14,8 +14,18 @@ from pathlib import Path
 import orjson
 import pytest
 
+from ragreview.core.record import ImportItem, parse_record
 from ragreview.core.record_targets import FORM, KINDS, RecordTargets, StoredTargets, stored_form
-from ragreview.store import history, item_edits, open_database, review_queries, target_rows
+from ragreview.store import (
+    history,
+    importer,
+    item_edits,
+    judge_store,
+    memory_database,
+    open_database,
+    review_queries,
+    target_rows,
+)
 from ragreview.store.records import loads
 
 from ..formats.helpers import FAMILY_SOURCES, HANDWRITTEN, map_args, run
@@ -152,3 +162,20 @@ def test_a_target_holding_the_separator_keeps_its_kind_as_a_list() -> None:
     assert by_kind["doc"] == ("0a", "0\0b", "0c") and by_kind["response"] == "a\0b"
     stored = StoredTargets(*orjson.loads(orjson.dumps((task, by_kind))))
     assert_same(stored, RecordTargets(data))
+
+
+def test_a_judges_new_facts_on_a_reviewed_record_are_its_stored_targets() -> None:
+    db = memory_database()
+    record = parse_record(
+        {"id": "r1", "task": "longform", "response": [["a", "x"]], "facts": [["f0", "A."]]}
+    )
+    importer.import_records(db, "d", "ragreview", None, [ImportItem(1, record, {})])
+    rowid = rowids(db)[0]
+    history.mark(db, rowid, "reviewed", "ann")
+    assert target_rows.page(db.conn, [rowid])[rowid].targets("fact") == ("f0",)
+    run = judge_store.start_run(db, "d", "m", "http://127.0.0.1:1/v1", "longform")
+    facts = [["f0", "A."], ["f1", "B."]]
+    judge_store.save_result(db, rowid, run, "longform", ("fact",), {}, facts=facts)
+    stored = target_rows.page(db.conn, [rowid])[rowid]
+    assert stored.targets("fact") == ("f0", "f1")
+    assert_same(stored, from_data(db, rowid))
