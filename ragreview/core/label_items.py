@@ -240,18 +240,26 @@ def count_label(
                 _count(counts, j, h)
         return missing
     members = keys.members(label.target)
-    named = [t for t in judged if t in members]
-    if given is not judged:  # (the effective layer of a record without overrides is its judge's)
-        named += [t for t in given if t in members and t not in judged]
-    for target in named:
-        j, h = judged.get(target, default), given.get(target, default)
-        if j is None:
-            missing += h is not None
-        elif h is not None:
-            counts[(j, h)] = counts.get((j, h), 0) + 1
-    if len(members) > len(named):  # the rest take the default on both sides
+    if given is judged:  # the effective layer of a record without overrides is its judge's:
+        named = 0  # each item is (j, j), in the judge's order
+        for target, j in judged.items():
+            if target in members:
+                named += 1
+                if j is not None:
+                    counts[(j, j)] = counts.get((j, j), 0) + 1
+    else:
+        both = [t for t in judged if t in members]
+        both += [t for t in given if t in members and t not in judged]
+        named = len(both)
+        for target in both:
+            j, h = judged.get(target, default), given.get(target, default)
+            if j is None:
+                missing += h is not None
+            elif h is not None:
+                counts[(j, h)] = counts.get((j, h), 0) + 1
+    if len(members) > named:  # the rest take the default on both sides
         pair = (default, default)
-        counts[pair] = counts.get(pair, 0) + len(members) - len(named)
+        counts[pair] = counts.get(pair, 0) + len(members) - named
     return missing
 
 

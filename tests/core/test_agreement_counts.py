@@ -91,7 +91,14 @@ def test_count_pairs_equals_the_items_on_every_fixture_record(tmp_path: Path) ->
             human = perturbed(record, judge, rng)
             fake_judge = perturbed(record, judge, rng)
             for name in CATALOGUE:
-                for j, h in ((judge, human), (fake_judge, human), (human, judge)):
+                # (and one layer on both sides: a reviewed record without overrides,
+                # whose effective layer is its judge's own)
+                for j, h in (
+                    (judge, human),
+                    (fake_judge, human),
+                    (human, judge),
+                    (fake_judge, fake_judge),
+                ):
                     if not label_items.applies(record, name, (j, h)):
                         continue
                     got: dict = {}
