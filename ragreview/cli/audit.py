@@ -34,7 +34,9 @@ def build_report(
     settings = store_settings.get_all(db, dataset)
     # the records stream past a page at a time: the report keeps counts, not records
     reviewed = review_queries.iter_reviewed(db, dataset, only)
-    report = agreement_report.build(reviewed, points_read, seed=seed, resamples=resamples)
+    report = agreement_report.build(
+        reviewed, points_read, seed=seed, resamples=resamples, meanwhile=_import_sections
+    )
     points = points_read.result()
     report["dataset"] = dataset
     report["variant"] = settings
@@ -51,7 +53,6 @@ def build_report(
             report["warnings"].append(
                 f"only {block['reviewed']} of the {block['n']} sampled records are reviewed"
             )
-    # (imported here: the report's threads are started first)
     from ..services import estimates, merging
 
     human = merging.human_agreement(db, dataset)
@@ -84,7 +85,7 @@ def build_report(
                 f"on: {', '.join(flagged)}; sharpen the guidelines before the judge"
             )
         report = {"humans_first": first, **report}
-    from ..formats.catalogue import without_rubric  # (here: the adapters load only now)
+    from ..formats.catalogue import without_rubric  # (loaded by _import_sections)
 
     annotators = reviewer_layers.annotator_report(db, dataset, without_rubric())
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
@@ -94,6 +95,15 @@ def build_report(
     # the corrected headline numbers from the latest review draw (docs/estimate.md)
     report["estimate"] = estimates.dataset_estimates(db, dataset)
     return report, points
+
+
+def _import_sections() -> None:
+    """Import what the report's other sections need while the metrics' bootstrap is
+    still drawn on its thread (``agreement_report.build``'s ``meanwhile``), rather than
+    before the report's threads start or after the bootstrap."""
+    from ..formats import catalogue  # noqa: F401
+    from ..services import estimates, humans_first, merging, rule_agreement, run_compare  # noqa: F401
+    from ..store import run_layers  # noqa: F401
 
 
 def json_line(obj: Any) -> str:

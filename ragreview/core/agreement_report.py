@@ -215,6 +215,7 @@ def build(
     *,
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Any]:
     """The full report (docs/agreement.md: ``labels`` and ``metrics`` plus extra sections).
 
@@ -225,7 +226,9 @@ def build(
     the ``metrics`` section empty, with a warning.
 
     ``reviewed`` is read once, record by record (it may be a stream): only counts are
-    kept, so memory does not grow with the number of records.
+    kept, so memory does not grow with the number of records. ``meanwhile``: the
+    caller's own work, done once the labels are counted, while the metrics' thread
+    may still be drawing its bootstrap.
     """
     warnings: list[str] = []
     # The metrics' bootstrap runs mostly inside numpy, which lets go of the interpreter:
@@ -253,6 +256,8 @@ def build(
             "those labels' numbers are very uncertain"
         )
 
+    if meanwhile is not None:
+        meanwhile()
     if metrics_done is None:
         metrics: dict[str, Any] = {}
         warnings.append("no per-record metrics were given: the metrics section is empty")
