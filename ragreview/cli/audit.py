@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +23,15 @@ from .session import open_target
 
 
 def build_report(
-    db: Any, dataset: str, seed: int, resamples: int, all_reviewed: bool
+    db: Any,
+    dataset: str,
+    seed: int,
+    resamples: int,
+    all_reviewed: bool,
+    outputs: Iterable[str] = (),
 ) -> tuple[dict[str, Any], dict[str, list[tuple[float, float]]]]:
-    """The agreement report of one dataset, and the per-metric points for plots."""
+    """The agreement report of one dataset, and the per-metric points for plots.
+    ``outputs``: the modules that will write it (``_import_sections``)."""
     sample = review_queries.latest_sample(db, dataset)
     only = None if sample is None or all_reviewed else set(sample.members)
     # the stored metric rows, exactly what `metrics --per-record` shows, read on a
@@ -35,7 +43,11 @@ def build_report(
     # the records stream past a page at a time: the report keeps counts, not records
     reviewed = review_queries.iter_reviewed(db, dataset, only)
     report = agreement_report.build(
-        reviewed, points_read, seed=seed, resamples=resamples, meanwhile=_import_sections
+        reviewed,
+        points_read,
+        seed=seed,
+        resamples=resamples,
+        meanwhile=lambda: _import_sections(outputs),
     )
     points = points_read.result()
     report["dataset"] = dataset
@@ -97,13 +109,17 @@ def build_report(
     return report, points
 
 
-def _import_sections() -> None:
-    """Import what the report's other sections need while the metrics' bootstrap is
-    still drawn on its thread (``agreement_report.build``'s ``meanwhile``), rather than
-    before the report's threads start or after the bootstrap."""
+def _import_sections(outputs: Iterable[str]) -> None:
+    """Import what the report's other sections, and the ``outputs`` modules that write
+    it, need while the metrics' bootstrap is still drawn on its thread
+    (``agreement_report.build``'s ``meanwhile``), rather than before the report's
+    threads start or after the bootstrap."""
     from ..formats import catalogue  # noqa: F401
     from ..services import estimates, humans_first, merging, rule_agreement, run_compare  # noqa: F401
     from ..store import run_layers  # noqa: F401
+
+    for name in outputs:
+        importlib.import_module(name, __package__)
 
 
 def json_line(obj: Any) -> str:
@@ -169,7 +185,12 @@ def agreement(
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
         with gc_paused():
-            report, points = build_report(opened.db, opened.dataset, seed, resamples, all_reviewed)
+            # (the text report's module loads Rich; the HTML one, its writer)
+            outputs = [".audit_text"] if not as_json else []
+            outputs += ["..services.report_html", "..services.output_file"] if html_path else []
+            report, points = build_report(
+                opened.db, opened.dataset, seed, resamples, all_reviewed, outputs
+            )
         if html_path:
             from ..services import output_file, report_html
 
