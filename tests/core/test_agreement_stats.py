@@ -203,3 +203,19 @@ def test_metric_stats_hand_computed():
     # deviations: judge [.375, .375, −.125, −.625], reviewed [.625, −.375, .125, −.375]
     # sxy = .234375 − .140625 − .015625 + .234375 = .3125; sxx = syy = .6875
     assert s["pearson"] == pytest.approx(0.3125 / 0.6875)
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 333, 10_000])
+@pytest.mark.parametrize("resamples", [1, 31, 97, 2000])
+def test_the_chunked_bootstrap_draws_what_one_array_of_every_resample_draws(
+    n: int, resamples: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bootstrap_cis`` draws its indices ``RESAMPLE_CHUNK`` rows at a time: the same
+    intervals as one draw of every resample at once (a chunk of ``resamples`` rows)."""
+    from ragreview.core import agreement
+
+    rng = random.Random(n * 1000 + resamples)
+    series = [[rng.uniform(-1, 1) for _ in range(n)] for _ in range(3)]
+    chunked = agreement.bootstrap_cis(series, seed=5, resamples=resamples)
+    monkeypatch.setattr(agreement, "RESAMPLE_CHUNK", resamples)
+    assert chunked == agreement.bootstrap_cis(series, seed=5, resamples=resamples)
