@@ -19,12 +19,13 @@ from ..core.gc_pause import gc_paused
 from ..core.labels import effective
 from ..formats import catalogue, csv_export
 from ..formats.base import Traits
-from ..formats.common import byte_writer, changed, lost_labels
+from ..formats.common import changed, lost_labels
 from ..formats.scores import record_values
 from ..store import browse, item_edits, metric_reads, metric_writes, source_lines
 from ..store import records as store_records
 from ..store import settings as store_settings
 from . import output_file
+from .line_writes import lines_writer
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
@@ -222,21 +223,20 @@ def _write_source_lines(
     Building a record per line, reading its layers and decompressing its line alone
     cost ``export --as source`` about twice the CPU of a script that copies the lines
     from a table to a file (issue 27, bench/export_bench.py)."""
-    write = byte_writer(out)
+    write = lines_writer(out)
     count = 0
     for lines, records in source_lines.runs(db, dataset, status=status):
         if lines:
-            n = len(lines)
             if on_record is not None:
-                for _ in range(n):
+                for _ in lines:
                     on_record()
-            lines.append(b"")  # (the last line's break, without copying the joined lines)
-            write(b"\n".join(lines))
-            count += n
+            write(lines)
+            count += len(lines)
         else:
             count += writer(
                 records if on_record is None else _counted(records, on_record), out, writer_config
             )
+            out.flush()  # (the writer's bytes before the next lines, written past out)
     return count
 
 

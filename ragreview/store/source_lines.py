@@ -30,11 +30,10 @@ LINES_AT_ONCE = 16
 
 # A record is written from its source alone when it has no human label and its source
 # is kept whole (a compressed line, or text; not an older import's compacted line,
-# which is rebuilt from the data, ``store.compact``).
-_PLAIN = (
-    "source IS NOT NULL AND source_refs IS NULL AND NOT EXISTS "
-    "(SELECT 1 FROM human_labels h WHERE h.record = records.rowid)"
-)
+# which is rebuilt from the data, ``store.compact``). The labelled records are read
+# once, as a set: a ``NOT EXISTS`` probe of ``human_labels`` per row cost a fifth of
+# the page reads (0.15-0.2 s CPU at 100,000 rows).
+_KEPT_WHOLE = "source IS NOT NULL AND source_refs IS NULL"
 
 
 def runs(
@@ -53,19 +52,21 @@ def runs(
     where = "dataset = ?" + (" AND status = ?" if status is not None else "")
     params: list[Any] = [dataset] if status is None else [dataset, status]
     sql = (
-        f"SELECT rowid, position, source, {_PLAIN} FROM records "
+        f"SELECT rowid, position, source, {_KEPT_WHOLE} FROM records "
         f"WHERE {where} AND (position, rowid) > (?, ?) ORDER BY position, rowid LIMIT ?"
     )
     last: tuple[int, int] = (-1, -1)
     conn = db.conn
+    # (rowids are unique across datasets: another dataset's labelled records do no harm)
+    labelled = {rowid for (rowid,) in conn.execute("SELECT DISTINCT record FROM human_labels")}
     while True:
         rows = conn.execute(sql, [*params, *last, batch]).fetchall()
         if not rows:
             return
         pending: list[Any] = []  # the sources of a run of plain records
         others: list[int] = []  # the rowids of a run of the rest
-        for rowid, _position, source, plain in rows:
-            if plain:
+        for rowid, _position, source, whole in rows:
+            if whole and rowid not in labelled:
                 if others:
                     yield [], _records(db, others)
                     others = []

@@ -6,6 +6,7 @@ gives when handed every record whole, and only the overridden ones are built."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from ragreview import formats
 from ragreview.core.labels import CATALOGUE
-from ragreview.services import export, labels
+from ragreview.services import export, labels, line_writes
 from ragreview.store import open_database, source_blob, source_lines
 from ragreview.store import records as store_records
 from ragreview.store import settings as store_settings
@@ -154,3 +155,48 @@ def test_unpack_lines_gives_each_line_back(tmp_path) -> None:
     assert [bytes(found) for found in source_blob.unpack_lines(blobs[:1])] == lines[:1]
     assert source_blob.unpack_lines([]) == []
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+LINE_RUN = [b'{"a": 1}', '{"\u00e9": "\U0001f600"}\r'.encode(), b"{}" * 5000]
+
+
+def _decompressed() -> list[object]:
+    return source_blob.unpack_lines([source_blob.pack(line) for line in LINE_RUN])
+
+
+def test_lines_go_to_a_file_with_their_breaks_after_what_was_written_before(tmp_path) -> None:
+    """To a file: gathered from zstd's buffer in one ``writev``, after the text and
+    bytes written to the file before (the writer's, flushed)."""
+    path = tmp_path / "out.jsonl"
+    with path.open("w", encoding="utf-8", newline="") as out:
+        write = line_writes.lines_writer(out)
+        out.write("first\n")
+        out.flush()
+        write(_decompressed())
+        write([b"last"])
+    assert path.read_bytes() == b"first\n" + b"".join(line + b"\n" for line in LINE_RUN) + b"last\n"
+
+
+def test_lines_go_to_a_stream_without_a_descriptor_joined() -> None:
+    buffer = io.BytesIO()
+    out = io.TextIOWrapper(buffer, encoding="utf-8", newline="")
+    line_writes.lines_writer(out)(_decompressed())
+    out.flush()
+    assert buffer.getvalue() == b"".join(line + b"\n" for line in LINE_RUN)
+    text = io.StringIO()
+    line_writes.lines_writer(text)([b'{"a": 1}', b"{}"])
+    assert text.getvalue() == '{"a": 1}\n{}\n'
+
+
+def test_a_short_write_is_finished(tmp_path, monkeypatch) -> None:
+    """``writev`` may write less than asked (a pipe, a signal): the rest follows."""
+    real = os.writev
+
+    def short(fd: int, parts: list[object]) -> int:
+        return real(fd, parts[:1])  # the first line only, without its break
+
+    monkeypatch.setattr(line_writes.os, "writev", short)
+    path = tmp_path / "out.jsonl"
+    with path.open("w", encoding="utf-8", newline="") as out:
+        line_writes.lines_writer(out)(_decompressed())
+    assert path.read_bytes() == b"".join(line + b"\n" for line in LINE_RUN)
