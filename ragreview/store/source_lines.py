@@ -63,12 +63,17 @@ def runs(
         rows = conn.execute(sql, [*params, *last, batch]).fetchall()
         if not rows:
             return
+        # (row: rowid, position, source, kept whole)
+        plain = [bool(row[3]) and row[0] not in labelled for row in rows]
+        # the page's other records read together (a reviewed dataset has many, often
+        # one between two plain ones: a read per run cost more than main's per page)
+        built = _records(db, [row[0] for row, p in zip(rows, plain, strict=True) if not p])
         pending: list[Any] = []  # the sources of a run of plain records
-        others: list[int] = []  # the rowids of a run of the rest
-        for rowid, _position, source, whole in rows:
-            if whole and rowid not in labelled:
+        others: list[StoredRecord] = []  # a run of the rest
+        for (rowid, _position, source, _whole), is_plain in zip(rows, plain, strict=True):
+            if is_plain:
                 if others:
-                    yield [], _records(db, others)
+                    yield [], others
                     others = []
                 pending.append(source)
                 if len(pending) == at_once:
@@ -78,11 +83,11 @@ def runs(
                 if pending:
                     yield _lines(pending), []
                     pending = []
-                others.append(rowid)
+                others.append(built[rowid])
         if pending:
             yield _lines(pending), []
         if others:
-            yield [], _records(db, others)
+            yield [], others
         end = rows[-1]
         last = (end[1], end[0])
 
@@ -101,6 +106,6 @@ def _lines(sources: list[str | bytes]) -> list[Any]:
     ]
 
 
-def _records(db: sqlite_utils.Database, rowids: list[int]) -> list[StoredRecord]:
-    """The records of ``rowids`` whole, in file order."""
-    return sorted(get_many(db, rowids), key=lambda item: (item.position, item.rowid))
+def _records(db: sqlite_utils.Database, rowids: list[int]) -> dict[int, StoredRecord]:
+    """The records of ``rowids`` whole, by rowid."""
+    return {item.rowid: item for item in get_many(db, rowids)} if rowids else {}
