@@ -13,7 +13,6 @@ from .. import formats
 from ..core.safe_text import printable
 from ..formats import catalogue, mapped
 from ..services import export, opening
-from ..services.importing import invalid_count
 from . import cli
 from .common import progress, resolve, user_errors
 from .options import dataset_option, db_option, json_option, map_option
@@ -41,6 +40,10 @@ def import_cmd(
     map_spec: str | None,
 ) -> None:
     """Import (or re-import) an evaluation file into its review database."""
+    # (here, not at the top: ``export`` in this module needs no import machinery, whose
+    # modules and multiprocessing were ~25 ms of its start-up, issue 27)
+    from ..services.importing import invalid_count
+
     with user_errors():
         mapping = None if map_spec is None else mapped.parse_spec(map_spec)
         target = resolve(path, db, dataset)

@@ -56,6 +56,11 @@ class Traits:
     # each row is a record of its own, nothing read across rows: two worker processes
     # may convert a parquet file's record batches between them (import_pipeline)
     rows_stand_alone: bool = False
+    # the writer is ``common.write_lines``' alone, whatever the dataset: a record whose
+    # labels nobody changed is its source line and a line break, and no line depends
+    # on another record; the export then writes records nobody overrode from their
+    # stored source alone (services/export.py, ``store.source_lines``)
+    source_lines: bool = False
     # the file holds every label, edited facts and statements, and who reviewed it
     # (ragreview's own records): nothing to refuse, a gold set keeps its metadata
     holds_everything: bool = False

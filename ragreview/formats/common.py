@@ -294,7 +294,7 @@ def write_lines(
     Lines go out as UTF-8 bytes: a stored record's line is kept as bytes
     (``source_bytes``), and decoding it only for the text file to encode it again was a
     fifth of an ``export --as source`` (issue 27)."""
-    write = _byte_writer(out)
+    write = byte_writer(out)
     count = 0
     lines: list[bytes] = []
     for item in items:
@@ -326,7 +326,7 @@ def _source_bytes(item: ExportRecord) -> bytes | None:
     return None if item.source is None else item.source.encode()
 
 
-def _byte_writer(out: TextIO) -> Callable[[bytes], Any]:
+def byte_writer(out: TextIO) -> Callable[[bytes], Any]:
     """Write UTF-8 bytes to ``out``: straight to its binary buffer when it is a UTF-8
     text file on a system whose line separator is "\\n" (the export's own file is
     opened with ``newline=""``, ``output_file.replacing_text``; standard output writes

@@ -37,7 +37,7 @@ LISTING = Listing(
     (("annotations", "human-atomic-facts"),),
     "atomic facts S / NS / IR",
 )
-TRAITS = Traits(may_declare_rubric=False)
+TRAITS = Traits(may_declare_rubric=False, source_lines=True)
 document = None  # one record per line: its line is all a write needs
 
 

@@ -50,7 +50,7 @@ LISTING = Listing(
     ),
     "answerability, idk, underspecified, RAD-Bench rating; stored metrics",
 )
-TRAITS = Traits(may_declare_rubric=False)
+TRAITS = Traits(may_declare_rubric=False, source_lines=True)
 document = None  # one record per line: its line is all a write needs
 PER_PASSAGE = ("BertKPrec", "Extractiveness_RougeL")
 IMPORTED = {

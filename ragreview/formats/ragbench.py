@@ -43,7 +43,7 @@ LISTING = Listing(
     (("documents_sentences",), ("all_relevant_sentence_keys",)),
     "TRACe labels from the key lists; stored *_score",
 )
-TRAITS = Traits(may_declare_rubric=False, rows_stand_alone=True)
+TRAITS = Traits(may_declare_rubric=False, rows_stand_alone=True, source_lines=True)
 document = None  # one record per line: its line is all a write needs
 SCORE_FIELDS = {
     "relevance_score": "trace.relevance",

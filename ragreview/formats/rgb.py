@@ -49,7 +49,7 @@ LISTING = Listing(
     (("query", "prediction"), ("query", "positive", "negative")),
     "rejected, answer parts matched, error detected",
 )
-TRAITS = Traits(may_declare_rubric=False)
+TRAITS = Traits(may_declare_rubric=False, source_lines=True)
 document = None  # one record per line: its line is all a write needs
 
 # Canonical texts written back when a reviewer overrides a verdict of RGB's LLM judge:

@@ -21,10 +21,11 @@ from ..formats import catalogue, csv_export
 from ..formats.base import Traits
 from ..formats.common import changed, lost_labels
 from ..formats.scores import record_values
-from ..store import browse, item_edits, metric_reads, metric_writes
+from ..store import browse, item_edits, metric_reads, metric_writes, source_lines
 from ..store import records as store_records
 from ..store import settings as store_settings
 from . import output_file
+from .line_writes import lines_writer
 
 if TYPE_CHECKING:  # sqlite_utils imports click; the TUI worker needs no CLI
     import sqlite_utils
@@ -186,6 +187,9 @@ def _write(
     writer = formats.adapter(fmt).write
     config = store_settings.get_all(db, dataset)
     writer_config = _writer_config(db, dataset, fmt, reviewed_only, config)
+    if _traits(fmt).source_lines:
+        with gc_paused():  # (see below)
+            return _write_source_lines(db, dataset, out, status, writer, writer_config, on_record)
     items: Any = store_records.iterate(db, dataset, status=status, lazy_judge=True, sources=True)
     if reviewed_only and _traits(fmt).holds_everything:  # a gold set: who reviewed it, how
         from ..store.review_queries import with_gold_metadata
@@ -199,6 +203,41 @@ def _write(
     # is freed by reference counting once written.
     with gc_paused():
         return writer(items, out, writer_config)
+
+
+def _write_source_lines(
+    db: sqlite_utils.Database,
+    dataset: str,
+    out: TextIO,
+    status: str | None,
+    writer: Callable[[Iterable[Any], TextIO, dict[str, Any]], int],
+    writer_config: dict[str, Any],
+    on_record: Callable[[], None] | None,
+) -> int:
+    """A ``Traits.source_lines`` format: the records nobody overrode written as their
+    stored lines, straight from their compressed sources (``store.source_lines``), the
+    others by ``writer``. The bytes the writer gives for every record (it writes an
+    unchanged record as its line): the line breaks, and a record with human labels
+    patched or written as read, are its own (``formats.common.write_lines``).
+
+    Building a record per line, reading its layers and decompressing its line alone
+    cost ``export --as source`` about twice the CPU of a script that copies the lines
+    from a table to a file (issue 27, bench/export_bench.py)."""
+    write = lines_writer(out)
+    count = 0
+    for lines, records in source_lines.runs(db, dataset, status=status):
+        if lines:
+            if on_record is not None:
+                for _ in lines:
+                    on_record()
+            write(lines)
+            count += len(lines)
+        else:
+            count += writer(
+                records if on_record is None else _counted(records, on_record), out, writer_config
+            )
+            out.flush()  # (the writer's bytes before the next lines, written past out)
+    return count
 
 
 def _write_csv(
