@@ -167,7 +167,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     parts = {
         "task": "mtrag",
         "question": question,
-        "conversation": tuple(Turn(t["speaker"], t["text"]) for t in conversation),
+        "conversation": tuple(map(_turn, conversation)),
         "documents": tuple(docs),
         "response": response,
         "references": tuple(references),
@@ -175,6 +175,18 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
         "scores": dict(scores),  # (each a float or None already: ``finite``)
     }
     return Draft(line_no, number, data, judge, line, row.get("task_id"), "task_id", parts=parts)
+
+
+def _turn(turn: dict[str, str]) -> Turn:
+    """``Turn(**turn)`` without the frozen dataclass's ``__init__`` (its guarded
+    ``__setattr__`` per field was a quarter of a multi-turn record's draft): ``turn``
+    holds exactly its fields, checked by the draft, and Turn has no ``__post_init__``."""
+    made = _NEW(Turn)
+    made.__dict__.update(turn)
+    return made
+
+
+_NEW = object.__new__
 
 
 def _values(metrics: Mapping[str, Any], name: str) -> list[Any]:
