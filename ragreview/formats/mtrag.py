@@ -135,7 +135,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
         else:
             title = None
         documents.append(doc)
-        docs.append(Document(sentences, doc_id, title))
+        docs.append(_document(sentences, doc_id, title))
     data: dict[str, Any] = {"task": "mtrag"}
     if question is not None:
         data["question"] = question
@@ -183,6 +183,13 @@ def _turn(turn: dict[str, str]) -> Turn:
     holds exactly its fields, checked by the draft, and Turn has no ``__post_init__``."""
     made = _NEW(Turn)
     made.__dict__.update(turn)
+    return made
+
+
+def _document(sentences: tuple[tuple[str, str], ...], doc_id: Any, title: Any) -> Document:
+    """``Document(sentences, doc_id, title)`` made as ``_turn`` makes a Turn."""
+    made = _NEW(Document)
+    made.__dict__.update(sentences=sentences, id=doc_id, title=title)
     return made
 
 
