@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from ..core.errors import InputError, RecordError
 from ..core.labels import ANSWERABILITY, VERDICTS, effective
 from ..core.metrics.mtrag import idk_conditioned
-from ..core.record import ImportItem, Unchanged
+from ..core.record import Document, ImportItem, Turn, Unchanged
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
@@ -29,8 +29,6 @@ from .common import (
     finish,
     finite,
     first,
-    keyed_document,
-    keyed_response,
     kind,
     line_drafts,
     loads_source,
@@ -94,7 +92,25 @@ def _objects(row: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
     return value
 
 
+_SENTENCIZER: list[Any] = []  # formats.sentencizer, once a record needs it
+
+
+def _sentencizer() -> Any:
+    # (imported on first use, as common.keyed_document does: the formats load without
+    # it; a function-level import per record cost more than a list lookup)
+    if not _SENTENCIZER:
+        from . import sentencizer
+
+        _SENTENCIZER.append(sentencizer)
+    return _SENTENCIZER[0]
+
+
 def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
+    """The row's draft, with the ``Record`` fields the canonical parser would build from
+    it (``Draft.parts``): every value is checked here or made by us (sentence keys are
+    distinct by construction), so ``common.finish`` need not parse the record a second
+    time (issue 27: that parse was a tenth of an MT-RAG import).
+    tests/formats/test_mtrag_parts.py holds them equal to ``parse_record``'s."""
     if not isinstance(row, dict):
         raise RecordError("", f"expected a JSON object, got {kind(row)}")
     if not sniff(row):
@@ -104,14 +120,22 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
         {"speaker": str(t.get("speaker", "")), "text": t.get("text", "")} for t in turns
     ]
     question = next((t["text"] for t in reversed(conversation) if t["speaker"] == "user"), None)
+    split = _sentencizer()
     documents = []
+    docs = []
     for i, ctx in enumerate(_objects(row, "contexts")):
-        doc: dict[str, Any] = {"sentences": keyed_document(i, ctx.get("text", ""))}
-        if ctx.get("document_id") is not None:
-            doc["id"] = str(ctx["document_id"])
-        if isinstance(ctx.get("title"), str):
-            doc["title"] = ctx["title"]
+        sentences = split.keyed_document(i, ctx.get("text", ""))
+        doc: dict[str, Any] = {"sentences": list(map(list, sentences))}
+        doc_id = ctx.get("document_id")
+        if doc_id is not None:
+            doc_id = doc["id"] = str(doc_id)
+        title = ctx.get("title")
+        if isinstance(title, str):
+            doc["title"] = title
+        else:
+            title = None
         documents.append(doc)
+        docs.append(_document(sentences, doc_id, title))
     data: dict[str, Any] = {"task": "mtrag"}
     if question is not None:
         data["question"] = question
@@ -121,22 +145,55 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
     data["conversation"] = conversation
     data["documents"] = documents
     predictions = _objects(row, "predictions")
+    response: tuple[tuple[str, str], ...] = ()
     if predictions:
-        data["response"] = keyed_response(predictions[0].get("text", ""))
-    data["references"] = [t.get("text", "") for t in _objects(row, "targets")]
+        response = split.keyed_response(predictions[0].get("text", ""))
+        data["response"] = list(map(list, response))
+    references = [t.get("text", "") for t in _objects(row, "targets")]
+    data["references"] = references
     answerability = row.get("answerability")
     label = first(answerability)
     if label is not None and (not isinstance(label, str) or label.upper() not in ANSWERABILITY):
         raise RecordError("answerability", f"expected one of {', '.join(ANSWERABILITY)}")
     judge: dict[str, dict[str, Any]] = {}
+    gold = None
     if isinstance(label, str):
-        data["answerability"] = label.upper()
-        judge["answerability"] = {"*": label.upper()}
+        gold = data["answerability"] = label.upper()
+        judge["answerability"] = {"*": gold}
     metrics = expect(row, "metrics", dict, optional=True)
-    data["scores"] = _scores(metrics or {})
+    scores = data["scores"] = _scores(metrics or {})
     if metrics:
         judge.update(_verdicts(metrics))
-    return Draft(line_no, number, data, judge, line, row.get("task_id"), "task_id")
+    parts = {
+        "task": "mtrag",
+        "question": question,
+        "conversation": tuple(map(_turn, conversation)),
+        "documents": tuple(docs),
+        "response": response,
+        "references": tuple(references),
+        "answerability": gold,
+        "scores": dict(scores),  # (each a float or None already: ``finite``)
+    }
+    return Draft(line_no, number, data, judge, line, row.get("task_id"), "task_id", parts=parts)
+
+
+def _turn(turn: dict[str, str]) -> Turn:
+    """``Turn(**turn)`` without the frozen dataclass's ``__init__`` (its guarded
+    ``__setattr__`` per field was a quarter of a multi-turn record's draft): ``turn``
+    holds exactly its fields, checked by the draft, and Turn has no ``__post_init__``."""
+    made = _NEW(Turn)
+    made.__dict__.update(turn)
+    return made
+
+
+def _document(sentences: tuple[tuple[str, str], ...], doc_id: Any, title: Any) -> Document:
+    """``Document(sentences, doc_id, title)`` made as ``_turn`` makes a Turn."""
+    made = _NEW(Document)
+    made.__dict__.update(sentences=sentences, id=doc_id, title=title)
+    return made
+
+
+_NEW = object.__new__
 
 
 def _values(metrics: Mapping[str, Any], name: str) -> list[Any]:

@@ -220,6 +220,7 @@ def backend() -> str:
 def reset() -> None:
     """Forget the loaded tokenizer (after ``nltk.data.path`` changed, e.g. in tests)."""
     _tokenizer.cache_clear()
+    _contexts.cache_clear()
     _spans.cache_clear()
     keyed_document.cache_clear()
 
@@ -234,6 +235,62 @@ def _unwrapped(pattern: Any) -> Any:
     return getattr(pattern, "_rx", pattern)
 
 
+def _exact_context(text: str, word_start: int, match: Any) -> str:
+    """What Punkt decides a candidate break on: the word, the end character and what
+    the lookahead matched (group 1, "after_tok"), which follow each other."""
+    return text[word_start : match.end(1)]
+
+
+_PLAIN_WORD = "xx"  # (two ASCII letters: no initial, number, ellipsis or abbreviation)
+_PLAIN_NEXT = "Xx"
+
+
+@lru_cache(maxsize=8)
+def _contexts(tokenizer: Any) -> Any:
+    """How ``punkt_spans`` gives ``tokenizer`` a candidate's context: ``_exact_context``,
+    or, where plain words decide alike (no collocations, and nltk's own tokenizer,
+    token and language classes), one Punkt decides alike with fewer distinct texts, so
+    the memoised decision is mostly found: each new word pair was a miss costing ~100 us
+    of nltk's token objects (issue 27: most of an MT-RAG response's split).
+
+    A word of two or more ASCII letters that is no abbreviation is a sentence break on
+    its first pass, and nothing in the second pass reads it: it is no initial, number,
+    ellipsis or abbreviation, and the collocation check finds none. A next token of
+    ASCII letters and digits is then read by no heuristic either, and both tokenize as
+    any other such word does. So the word becomes ``xx`` and such a next token ``Xx``,
+    whitespace and punctuation kept as they are. tests/formats/test_sentencizer.py
+    holds the decisions equal on random contexts and the splits equal nltk's on every
+    fixture text."""
+    params = tokenizer._params
+    names = getattr(type(tokenizer).__init__, "__globals__", {})  # (its punkt module's)
+    if (
+        params.collocations
+        or type(tokenizer) not in (names.get("PunktSentenceTokenizer"), names.get("PunktTokenizer"))
+        or type(tokenizer._lang_vars) is not names.get("PunktLanguageVars")
+        or tokenizer._Token is not names.get("PunktToken")
+    ):
+        return _exact_context
+    abbreviations = frozenset(params.abbrev_types)
+    if _PLAIN_WORD in abbreviations:
+        return _exact_context
+
+    def context(text: str, word_start: int, match: Any) -> str:
+        end = match.start()
+        word = text[word_start:end]
+        if len(word) < 2 or not word.isascii() or not word.isalpha():
+            return text[word_start : match.end(1)]
+        if word.lower() in abbreviations:
+            return text[word_start : match.end(1)]
+        after = match.start(2)  # ("next_tok"; -1 when it did not match)
+        if after >= 0:
+            following = text[after : match.end(2)]
+            if following.isascii() and following.isalnum():
+                return _PLAIN_WORD + text[end:after] + _PLAIN_NEXT
+        return _PLAIN_WORD + text[end : match.end(1)]
+
+    return context
+
+
 def punkt_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
     """``tokenizer.span_tokenize(text)`` (nltk's ``PunktSentenceTokenizer``, realigning
     boundaries), its generators folded into one loop: the same candidate breaks,
@@ -244,6 +301,7 @@ def punkt_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
     ``span_tokenize`` on every fixture text and on random texts."""
     lang = tokenizer._lang_vars
     decide = tokenizer.text_contains_sentbreak
+    context = _contexts(tokenizer)
     spaces = [c for c in _WHITESPACE if c in text]  # (most texts have one or two kinds)
     slices: list[tuple[int, int]] = []  # _slices_from_text's
     last_break = 0
@@ -260,12 +318,12 @@ def punkt_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
         if previous is not None and word_end <= word:  # (else the two overlap: skipped)
             # the context: the word, the end character and what the lookahead matched
             # (group 1, "after_tok"), which follow each other
-            if decide(text[word_start : previous.end(1)]):
+            if decide(context(text, word_start, previous)):
                 slices.append((last_break, previous.end()))
                 next_token = previous.start(2)  # ("next_tok"; -1 when it did not match)
                 last_break = next_token if next_token >= 0 else previous.end()
         previous, word_start, word_end = match, word, start
-    if previous is not None and decide(text[word_start : previous.end(1)]):
+    if previous is not None and decide(context(text, word_start, previous)):
         slices.append((last_break, previous.end()))
         next_token = previous.start(2)
         last_break = next_token if next_token >= 0 else previous.end()

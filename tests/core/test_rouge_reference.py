@@ -432,3 +432,25 @@ def test_tokenize_is_rouge_scores_tokenizer(text: str) -> None:
 
     assert rouge.tokenize(text) == re.findall(r"[a-z0-9]+", text.lower())
     assert rouge.tokenize(text) == SCORER._tokenizer.tokenize(text)
+
+
+def test_text_scores_equal_the_references_on_the_bench_rows() -> None:
+    """The MT-RAG bench's rows (long predictions made of their passages' words, so most
+    passages are longer than the prediction and some short ones inside it), and
+    targets of articles only, repeated words, or no words: each against the references."""
+    from bench.mtrag_bench import mtrag_rows
+    from ragreview.core.metrics.mtrag import text_scores
+
+    cases = []
+    for row in mtrag_rows(40):
+        prediction = row["predictions"][0]["text"]
+        passages = _texts(row.get("contexts") or [])
+        targets = _texts(row.get("targets") or [])
+        cases.append((prediction, targets[0] if targets else None, passages))
+        words = prediction.split()
+        cases.append((prediction, "the a an The", [" ".join(words[3:9]), *passages]))
+        cases.append((prediction, " ".join(words[:5] * 3) + " the the", passages[:1]))
+        cases.append((prediction, "?!", [prediction.upper()]))
+    for prediction, target, passages in cases:
+        expected = reference_text_scores(prediction, target, passages)
+        assert text_scores(prediction, target, passages) == expected

@@ -549,3 +549,46 @@ def test_spans_equal_the_first_written_splitting() -> None:
     assert sentencizer.keyed_response(text) == tuple(
         (sentencizer.response_key(i), s) for i, s in enumerate(sentencizer.split(text))
     )
+
+
+def test_plain_words_stand_in_for_each_other_in_punkts_decisions() -> None:
+    """``punkt_spans`` gives Punkt a plain word before a candidate break (and a plain
+    next token) as ``xx`` (``Xx``): the spans stay nltk's on random texts of words of
+    every case and length, abbreviations, initials, numbers and punctuation, with the
+    bundled parameters and with a model that has sentence starters and orthographic
+    contexts but no collocations (with collocations the exact contexts are used)."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    rng = random.Random(1127)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def word() -> str:
+        choice = rng.random()
+        if choice < 0.5:
+            return "".join(rng.choice(letters) for _ in range(rng.randint(1, 9)))
+        if choice < 0.6:
+            return rng.choice(sorted(sentencizer.ABBREVIATIONS)).capitalize()
+        if choice < 0.7:
+            return str(rng.randint(0, 3000))
+        if choice < 0.8:
+            return rng.choice(["the", "The", "However", "In", "cardinals", "Xx", "xx", "XX"])
+        return rng.choice(PUNKT_PIECES)
+
+    texts = []
+    for _ in range(3_000):
+        parts = []
+        for _ in range(rng.randint(1, 25)):
+            parts.append(word() + rng.choice(["", "", ".", ".", "?", "!", ",", ".)", '."', ".."]))
+            parts.append(rng.choice(PUNKT_SEPARATORS))
+        texts.append("".join(parts))
+    _assert_spans_equal_nltk(sentencizer._tokenizer(), texts)
+    params = PunktParameters()
+    params.abbrev_types = {"dr", "e.g", "no", "fig", "u.s", "st"}
+    params.sent_starters = {"the", "however", "in"}
+    for typ, context in (("the", 0b1000110), ("however", 0b0000010), ("cardinals", 0b0100)):
+        params.ortho_context[typ] = context
+    model = PunktSentenceTokenizer(params)
+    assert sentencizer._contexts(model) is not sentencizer._exact_context
+    _assert_spans_equal_nltk(model, texts)
+    params.collocations = {("##number##", "october")}
+    assert sentencizer._contexts(PunktSentenceTokenizer(params)) is sentencizer._exact_context
