@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import bulk, importer, open_database, preparing
+from ragreview.store import bulk, importer, metric_import_writes, open_database, preparing
 from ragreview.store import records as store_records
 from ragreview.store.db import building
 from tests.conftest import subprocess_env
@@ -137,7 +137,7 @@ def test_a_prepared_record_comes_back_as_the_same_item() -> None:
     )
     settings = {"trace.variant": "ragbench", "rgb.variant": "reference", "longform.k": 100}
     prepared = preparing.prepare(original, settings)
-    assert prepared.metrics[0]["trace.relevance"] == 0.5
+    assert metric_import_writes.values_of(prepared.metrics[0])["trace.relevance"] == 0.5
     back = preparing.item(prepared)
     assert back == original
     assert back.record.data == original.record.data
