@@ -138,6 +138,11 @@ def test_a_prepared_record_comes_back_as_the_same_item() -> None:
     settings = {"trace.variant": "ragbench", "rgb.variant": "reference", "longform.k": 100}
     prepared = preparing.prepare(original, settings)
     assert metric_import_writes.values_of(prepared.metrics[0])["trace.relevance"] == 0.5
+    # (the judge labels cross as one flat tuple: the same rows, in the same order)
+    assert list(preparing.label_rows(prepared.judge)) == [
+        ("relevant", "0a", "true"),
+        ("support_keys", "a", '["0a"]'),
+    ]
     back = preparing.item(prepared)
     assert back == original
     assert back.record.data == original.record.data
