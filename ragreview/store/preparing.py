@@ -82,6 +82,11 @@ class Prepared(NamedTuple):
     reviewed: bool = False  # ImportItem.reviewed
     rules: tuple = ()  # ImportItem.rules as (label, target, rule) triples
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # rebuilt by tuple.__new__ (C) when unpickled: a NamedTuple's own __new__ and
+        # __getnewargs__ are Python calls, one each per record an import worker sends
+        return tuple.__new__, (Prepared, tuple(self))
+
 
 def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False) -> Prepared:
     """The DB-free part of storing ``item``, under the dataset's ``settings``; with
@@ -149,7 +154,8 @@ class Preparing:
                 # _item unpacks it should the record need it)
                 fields[_HASHES] = hashes(fields[_DATA], None, raw, own_source)
                 fields[_SOURCE] = None
-        out = [e if type(e) is not list else Prepared(*e) for e in self._out]
+        # (tuple.__new__: every field is there, no Python __new__ call per record)
+        out = [e if type(e) is not list else tuple.__new__(Prepared, e) for e in self._out]
         self._out, self._packing = [], []
         return out
 
