@@ -28,12 +28,9 @@ from . import bulk, metric_stats_writes, record_signals
 from .metric_writes import COUNT, _with_source, add_totals, has_totals, recompute
 
 # A new record's metric values: (judge values, stored values, its metric_stats row
-# without record and layer, its judge label count), each layer's values as (name,
-# value, name, value, …) in the order ``core.metrics`` gives them; the effective layer
-# is the judge layer while the record has no human labels. Flat tuples, not dicts: an
-# import worker hands every record's values across (pickled), and the importer binds
-# them as they are (``store``).
-Values = tuple[tuple, tuple, tuple, int]
+# without record and layer, its judge label count); the effective layer is the judge
+# layer while the record has no human labels.
+Values = tuple[dict[str, float | None], dict[str, float | None], tuple, int]
 # record_metrics rows of the judge layer and of the stored layer (``_Layered``),
 # metric_totals increments, metric_stats rows of the judge layer (without the layer),
 # record_signals
@@ -52,17 +49,7 @@ def new_record_values(
     values = metrics.record_values(record, judge, settings, judge=judge, stats=stats)
     stats_row = metric_stats_writes.row(0, "judge", stats, stored_f1(record))[2:]
     size = record_signals.label_count(judge)
-    stored = metrics.stored_pairs(record, settings)
-    return _flat(values), _flat(stored), stats_row, size
-
-
-def _flat(values: Mapping[str, Any]) -> tuple:
-    return tuple(chain.from_iterable(values.items()))
-
-
-def values_of(flat: tuple) -> dict[str, Any]:
-    """A layer's values back as a dict from its flat (name, value, …) form."""
-    return dict(zip(flat[0::2], flat[1::2], strict=True))
+    return values, metrics.stored_pairs(record, settings), stats_row, size
 
 
 def rows_for_new(dataset: str, new: Sequence[tuple[int, Values]]) -> Rows:
@@ -75,7 +62,7 @@ def rows_for_new(dataset: str, new: Sequence[tuple[int, Values]]) -> Rows:
     stats_rows = [(rowid, *values[2]) for rowid, values in new]
     # (an import gives no logprobs)
     signals: list[record_signals.Signal] = [
-        (rowid, size, values_of(j), values_of(s), None) for rowid, (j, s, _, size) in new
+        (rowid, size, j, s, None) for rowid, (j, s, _, size) in new
     ]
     # name -> [n, total, total_sq, undefined] over the batch's judge values (NULL ones
     # counted as undefined), each added in record order; the effective layer's sums are
@@ -90,26 +77,27 @@ def rows_for_new(dataset: str, new: Sequence[tuple[int, Values]]) -> Rows:
 
 
 class _Layered:
-    """One layer's metric rows of a batch of new records: (rowid, (name, value, …))
-    each. Where every record has the same names in the same order (a family's records
-    do), the values stay in their tuples: they are bound per record, the names written
-    into the statement (``store``), and summed per name over the batch's columns."""
+    """One layer's metric rows of a batch of new records: (rowid, {name: value}) each.
+    Where every record has the same names in the same order (a family's records do),
+    each record's values are bound as a tuple, the names written into the statement
+    (``store``), and summed per name over the batch's columns: no Python loop per
+    value (issue 27: about 15 metric rows per RAGBench record)."""
 
-    def __init__(self, records: list[tuple[int, tuple]]) -> None:
+    def __init__(self, records: list[tuple[int, Mapping[str, Any]]]) -> None:
         self.records = records
-        names = records[0][1][0::2] if records else ()
+        names = tuple(records[0][1]) if records else ()
         self.names: tuple | None = names
-        for _, flat in records:
-            if flat[0::2] != names:
+        for _, values in records:
+            if tuple(values) != names:
                 self.names = None  # names differ between records: row by row
                 break
 
     def flat_rows(self) -> list[Any]:
         """The rows end to end (record, name, value, record, …: bulk.insert_flat)."""
         out: list[Any] = []
-        for rowid, flat in self.records:
-            for i in range(0, len(flat), 2):
-                out += (rowid, flat[i], flat[i + 1])
+        for rowid, values in self.records:
+            for name, value in values.items():
+                out += (rowid, name, value)
         return out
 
     def sums(self) -> dict[str, list]:
@@ -118,7 +106,7 @@ class _Layered:
         total per value)."""
         out: dict[str, list] = {}
         if self.names is not None:
-            columns = zip(*[flat[1::2] for _, flat in self.records], strict=True)
+            columns = zip(*[tuple(values.values()) for _, values in self.records], strict=True)
             for name, column in zip(self.names, columns, strict=True):
                 defined = [v for v in column if v is not None] if None in column else column
                 out[name] = [
@@ -128,9 +116,8 @@ class _Layered:
                     len(column) - len(defined),
                 ]
             return out
-        for _, flat in self.records:
-            for i in range(0, len(flat), 2):
-                name, value = flat[i], flat[i + 1]
+        for _, values in self.records:
+            for name, value in values.items():
                 s = out.get(name)
                 if s is None:
                     s = out[name] = [0, 0.0, 0.0, 0]
@@ -158,7 +145,7 @@ def _insert_layer(conn: sqlite3.Connection, layer: str, rows: _Layered, count: b
         return
     if not names and not count:
         return
-    params = [(rowid, *flat[1::2]) for rowid, flat in rows.records]
+    params = [(rowid, *values.values()) for rowid, values in rows.records]
     width = 1 + len(names)
     limit = min(bulk.VARIABLES_PER_STATEMENT, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
     per = max(1, min(_RECORDS_PER_STATEMENT, limit // width))

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from ragreview.core.record import ImportItem, parse_record
-from ragreview.store import bulk, importer, metric_import_writes, open_database, preparing
+from ragreview.store import bulk, importer, open_database, preparing
 from ragreview.store import records as store_records
 from ragreview.store.db import building
 from tests.conftest import subprocess_env
@@ -138,7 +138,7 @@ def test_a_prepared_record_comes_back_as_the_same_item() -> None:
     )
     settings = {"trace.variant": "ragbench", "rgb.variant": "reference", "longform.k": 100}
     prepared = preparing.prepare(original, settings)
-    assert metric_import_writes.values_of(prepared.metrics[0])["trace.relevance"] == 0.5
+    assert prepared.metrics[0]["trace.relevance"] == 0.5
     # (the judge labels cross as one flat tuple: the same rows, in the same order)
     assert list(preparing.label_rows(prepared.judge)) == [
         ("relevant", "0a", "true"),

@@ -8,16 +8,16 @@ from __future__ import annotations
 import random
 import sqlite3
 
-from ragreview.store import bulk, metric_import_writes
+from ragreview.store import bulk
 from ragreview.store.metric_import_writes import _insert_layer, _Layered
 from ragreview.store.metric_writes import COUNT
 
 
-def _running(records: list[tuple[int, tuple]]) -> dict[str, list]:
+def _running(records: list[tuple[int, dict]]) -> dict[str, list]:
     """The sums as a running total per value, in record order (the reference)."""
     out: dict[str, list] = {}
-    for _, flat in records:
-        for name, value in zip(flat[0::2], flat[1::2], strict=True):
+    for _, values in records:
+        for name, value in values.items():
             s = out.setdefault(name, [0, 0.0, 0.0, 0])
             if value is None:
                 s[3] += 1
@@ -35,7 +35,7 @@ def _batch(rng: random.Random, names: tuple[str, ...], n: int, start: int = 1) -
             None if rng.random() < 0.2 else rng.choice([rng.random() * 1e3, 1, 0.1, -0.0])
             for _ in names
         ]
-        records.append((rowid, tuple(v for pair in zip(names, values) for v in pair)))
+        records.append((rowid, dict(zip(names, values, strict=True))))
     return records
 
 
@@ -80,7 +80,7 @@ def test_rows_bound_per_record_are_the_rows_written_one_by_one() -> None:
     # more records than one statement takes, and a remainder; a name needing quoting
     same = _batch(rng, ("trace.relevance", "it's.odd", "z"), 137)
     mixed = _batch(rng, ("a.b",), 3) + _batch(rng, ("a.b", "c.d"), 3, start=4)
-    empty = [(rowid, ()) for rowid in range(1, 6)]
+    empty: list = [(rowid, {}) for rowid in range(1, 6)]
     for records in (same, mixed, empty):
         for layer, count in (("judge", True), ("stored", False)):
             conn = _connection()
@@ -90,7 +90,7 @@ def test_rows_bound_per_record_are_the_rows_written_one_by_one() -> None:
             for rowid, values in records:
                 if count:
                     flat += (rowid, COUNT, 1.0)
-                for name, value in zip(values[0::2], values[1::2], strict=True):
+                for name, value in values.items():
                     flat += (rowid, name, value)
             bulk.insert_flat(
                 reference,
@@ -100,9 +100,3 @@ def test_rows_bound_per_record_are_the_rows_written_one_by_one() -> None:
                 fixed={"layer": f"'{layer}'"},
             )
             assert _table(conn) == _table(reference)
-
-
-def test_values_round_trip_through_the_flat_form() -> None:
-    values = {"trace.relevance": 0.5, "trace.utilization": None, "b": 1}
-    assert metric_import_writes.values_of(metric_import_writes._flat(values)) == values
-    assert list(metric_import_writes.values_of(metric_import_writes._flat(values))) == list(values)
