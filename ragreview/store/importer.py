@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cached_property
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..core.gc_pause import gc_paused
@@ -281,9 +282,8 @@ def _store_one(
     if prep.reviewers and (found is None or found[1] != digest):
         batch.reviewer_rows[rowid] = prep.reviewers
     if prep.judge:
-        values = batch.judge_values
-        for name, target, value in prep.judge:
-            values += (rowid, name, target, value)
+        labels = iter(prep.judge)  # (name, target, value, name, …): rows with the rowid
+        batch.judge_values += chain.from_iterable(zip(repeat(rowid), labels, labels, labels))
         batch.labelled.append(rowid)
 
 

@@ -9,7 +9,8 @@ Preparing is most of an import's work and can run in another process
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any, NamedTuple
 
 from ..core import metrics
@@ -34,7 +35,26 @@ def _label_rows(layer: Layer) -> list[LabelRow]:
     ]
 
 
-def _layer(rows: list[LabelRow]) -> Layer:
+def _label_flat(layer: Layer) -> tuple:
+    """``_label_rows`` end to end, (name, target, value, name, …): one tuple per record
+    instead of one per label (about 12 a RAGBench record) to pickle across and back
+    (issue 27: the hand-over was a tenth of an import's CPU)."""
+    return tuple(
+        chain.from_iterable(
+            (name, target, _BOOL_JSON[value] if value is True or value is False else dumps(value))
+            for name, targets in layer.items()
+            for target, value in targets.items()
+        )
+    )
+
+
+def label_rows(flat: tuple) -> Iterator[LabelRow]:
+    """The (name, target, value) rows of ``_label_flat``'s form."""
+    it = iter(flat)
+    return zip(it, it, it, strict=True)
+
+
+def _layer(rows: Iterable[LabelRow]) -> Layer:
     layer: dict[str, dict[str, Any]] = {}
     for name, target, value in rows:
         layer.setdefault(name, {})[target] = label_value(value)
@@ -50,7 +70,7 @@ class Prepared(NamedTuple):
     task: str | None
     data: str  # canonical record JSON (without id and labels)
     source: str | None
-    judge: list[LabelRow]
+    judge: tuple  # its judge labels as (name, target, value as JSON, name, …) (label_rows)
     human: list[LabelRow]  # labels the file itself marks as human (rare)
     metrics: metric_import_writes.Values  # its metric values as a new record (effective = judge)
     reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
@@ -61,6 +81,11 @@ class Prepared(NamedTuple):
     hashes: tuple[str, bytes | None] | None = None
     reviewed: bool = False  # ImportItem.reviewed
     rules: tuple = ()  # ImportItem.rules as (label, target, rule) triples
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # rebuilt by tuple.__new__ (C) when unpickled: a NamedTuple's own __new__ and
+        # __getnewargs__ are Python calls, one each per record an import worker sends
+        return tuple.__new__, (Prepared, tuple(self))
 
 
 def prepare(item: ImportItem, settings: dict[str, Any], *, hashed: bool = False) -> Prepared:
@@ -129,7 +154,8 @@ class Preparing:
                 # _item unpacks it should the record need it)
                 fields[_HASHES] = hashes(fields[_DATA], None, raw, own_source)
                 fields[_SOURCE] = None
-        out = [e if type(e) is not list else Prepared(*e) for e in self._out]
+        # (tuple.__new__: every field is there, no Python __new__ call per record)
+        out = [e if type(e) is not list else tuple.__new__(Prepared, e) for e in self._out]
         self._out, self._packing = [], []
         return out
 
@@ -162,7 +188,7 @@ def _fields(item: ImportItem, settings: dict[str, Any]) -> tuple[list[Any], byte
         rec.task,
         data,
         item.source,
-        _label_rows(item.judge),
+        _label_flat(item.judge),
         _label_rows(item.human) if item.human else [],
         values,
         item.reviewers,
@@ -198,7 +224,7 @@ def item(prepared: Prepared) -> ImportItem:
     return ImportItem(
         prepared.position,
         record,
-        _layer(prepared.judge),
+        _layer(label_rows(prepared.judge)),
         _layer(prepared.human),
         source,
         prepared.reviewers,

@@ -4,6 +4,7 @@ inserts go in as multi-row statements (store.bulk), on real SQLite files."""
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import sqlite3
 import subprocess
@@ -138,6 +139,16 @@ def test_a_prepared_record_comes_back_as_the_same_item() -> None:
     settings = {"trace.variant": "ragbench", "rgb.variant": "reference", "longform.k": 100}
     prepared = preparing.prepare(original, settings)
     assert prepared.metrics[0]["trace.relevance"] == 0.5
-    back = preparing.item(prepared)
+    # (the judge labels cross as one flat tuple: the same rows, in the same order)
+    assert list(preparing.label_rows(prepared.judge)) == [
+        ("relevant", "0a", "true"),
+        ("support_keys", "a", '["0a"]'),
+    ]
+    # (as an import worker sends it: rebuilt by tuple.__new__, see Prepared.__reduce__)
+    sent = pickle.loads(pickle.dumps(prepared, protocol=pickle.HIGHEST_PROTOCOL))
+    assert type(sent) is preparing.Prepared
+    assert sent == prepared
+    assert sent._fields == prepared._fields
+    back = preparing.item(sent)
     assert back == original
     assert back.record.data == original.record.data
