@@ -66,7 +66,7 @@ def timed_export(db: Path, out: Path, as_: str) -> tuple[float, float]:
     """Wall time (s) and peak RSS (MiB) of one ``export --as as_``."""
     os.sync()  # the previous run's writeback must not land on this one
     command = [sys.executable, "-m", "ragreview", "export", str(db), "--out", str(out)]
-    elapsed, peak, _ = measured([*command, "--force", "--as", as_])
+    elapsed, peak, _cpu, _load = measured([*command, "--force", "--as", as_])
     return elapsed, peak
 
 
@@ -95,7 +95,7 @@ def _floor_run(db: Path, out: Path) -> tuple[float, float]:
 
 def _ours_run(db: Path, out: Path) -> tuple[float, float]:
     """Wall and CPU time (s, every thread) of ``ragreview export DB --out OUT``."""
-    elapsed, _peak, cpu = measured(
+    elapsed, _peak, cpu, _load = measured(
         [sys.executable, "-m", "ragreview", "export", str(db), "--out", str(out), "--force"]
     )
     return elapsed, cpu
