@@ -26,19 +26,12 @@ _BOOL_JSON = {True: "true", False: "false"}
 LabelRow = tuple[str, str, str]  # (name, target, value as JSON)
 
 
-def _label_rows(layer: Layer) -> list[LabelRow]:
-    # most labels are booleans: skip the serializer for them (hot on import)
-    return [
-        (name, target, _BOOL_JSON[value] if value is True or value is False else dumps(value))
-        for name, targets in layer.items()
-        for target, value in targets.items()
-    ]
-
-
 def _label_flat(layer: Layer) -> tuple:
-    """``_label_rows`` end to end, (name, target, value, name, …): one tuple per record
-    instead of one per label (about 12 a RAGBench record) to pickle across and back
-    (issue 27: the hand-over was a tenth of an import's CPU)."""
+    """A layer's (name, target, value as JSON) rows end to end, (name, target, value,
+    name, …): one tuple per record instead of one per label (about 12 a RAGBench
+    record) to pickle across and back (issue 27: the hand-over was a tenth of an
+    import's CPU); ``label_rows`` gives the rows back."""
+    # (most labels are booleans: skip the serializer for them, hot on import)
     return tuple(
         chain.from_iterable(
             (name, target, _BOOL_JSON[value] if value is True or value is False else dumps(value))
@@ -71,7 +64,7 @@ class Prepared(NamedTuple):
     data: str  # canonical record JSON (without id and labels)
     source: str | None
     judge: tuple  # its judge labels as (name, target, value as JSON, name, …) (label_rows)
-    human: list[LabelRow]  # labels the file itself marks as human (rare)
+    human: tuple  # labels the file itself marks as human (rare), in the same form
     metrics: metric_import_writes.Values  # its metric values as a new record (effective = judge)
     reviewers: tuple = ()  # ImportItem.reviewers: named reviewers' labels from the file
     own_source: bool = False  # ImportItem.own_source: its line's hash is stored
@@ -189,7 +182,7 @@ def _fields(item: ImportItem, settings: dict[str, Any]) -> tuple[list[Any], byte
         data,
         item.source,
         _label_flat(item.judge),
-        _label_rows(item.human) if item.human else [],
+        _label_flat(item.human) if item.human else (),
         values,
         item.reviewers,
         item.own_source,
@@ -225,7 +218,7 @@ def item(prepared: Prepared) -> ImportItem:
         prepared.position,
         record,
         _layer(label_rows(prepared.judge)),
-        _layer(prepared.human),
+        _layer(label_rows(prepared.human)),
         source,
         prepared.reviewers,
         prepared.own_source,
