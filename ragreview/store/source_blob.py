@@ -83,28 +83,26 @@ def unpack_many(
     them as they are, and decoding them only to encode them again cost it a fifth of its
     time. ``decompressor``: one the calling thread owns (``Unpacking``'s), else this
     thread's."""
-    found_decompressor = decompressor or _decompressor()
-    if len(blobs) < 2:
-        return [found_decompressor.decompress(blob) for blob in blobs]
-    frames: list[bytes | bytearray | memoryview] = list(blobs)  # (the stubs' element type)
-    found = found_decompressor.multi_decompress_to_buffer(frames, threads=threads)
-    return [found[i].tobytes() for i in range(len(found))]
+    return [bytes(line) for line in unpack_lines(blobs, decompressor, threads)]
 
 
-def unpack_lines(blobs: list[bytes]) -> list[Any]:
+def unpack_lines(
+    blobs: list[bytes], decompressor: zstandard.ZstdDecompressor | None = None, threads: int = 0
+) -> list[Any]:
     """``unpack_bytes`` of each, as views into one buffer that zstd decompressed them
     into in one call (``BufferSegment``s: bytes-like, for ``bytes.join`` or a write):
     no bytes object per line, and no copy of the lines before they are written.
+    ``decompressor`` and ``threads`` as ``unpack_many``'s (0: on the calling thread).
 
     For a few lines at a time (``store.source_lines``: a write's worth, ~100 KB): the
     buffer then comes from memory freed by the write before, still in the cache. One
     buffer per page of 500 lines (~5 MB) was freshly mapped memory each time, its
     page faults a third as much again as the decompression (issue 27)."""
-    decompressor = _decompressor()
+    found_decompressor = decompressor or _decompressor()
     if len(blobs) < 2:
-        return [decompressor.decompress(blob) for blob in blobs]
+        return [found_decompressor.decompress(blob) for blob in blobs]
     frames: list[bytes | bytearray | memoryview] = list(blobs)  # (the stubs' element type)
-    found = decompressor.multi_decompress_to_buffer(frames)
+    found = found_decompressor.multi_decompress_to_buffer(frames, threads=threads)
     return [found[i] for i in range(len(found))]
 
 
