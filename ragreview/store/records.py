@@ -13,6 +13,7 @@ import orjson
 
 from ..core.errors import InputWarning, RagreviewError
 from ..core.labels import Layer
+from ..core.one_ahead import one_ahead
 from ..core.record import Record, parse_record
 from . import compact, source_blob
 
@@ -358,14 +359,9 @@ def iterate(
     # The next page is read and its sources decompress on a thread while this page's
     # records are used (written): ``source_blob.Unpacking``.
     with source_blob.Unpacking() as unpacking:
-        ahead = None
-        for rows in pages:
-            started = rows, unpacking.start(_blobs(rows))
-            if ahead is not None:
-                yield from _build(ahead[0], db.conn, lazy_judge, ahead[1]())
-            ahead = started
-        if ahead is not None:
-            yield from _build(ahead[0], db.conn, lazy_judge, ahead[1]())
+        started = ((rows, unpacking.start(_blobs(rows))) for rows in pages)
+        for rows, lines in one_ahead(started):
+            yield from _build(rows, db.conn, lazy_judge, lines())
 
 
 def _pages(conn, sql: str, params: list[Any], last: tuple, batch: int) -> Iterator[list[tuple]]:

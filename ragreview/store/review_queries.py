@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` l
 from ..core import sampling
 from ..core.agreement_report import Reviewed
 from ..core.errors import RagreviewError
+from ..core.one_ahead import one_ahead
 from ..core.record_targets import RecordTargets, StoredTargets
 from . import bulk, label_reads, target_rows
 from .db import write
@@ -72,12 +73,8 @@ def iter_reviewed(
     pages = [rowids[start : start + batch] for start in range(0, len(rowids), batch)]
     # each page is read while the one before is counted (store.read_ahead)
     with ReadAhead(db, _reviewed_page) as reader:
-        pending = reader.start(pages[0]) if pages else None
-        for i, page in enumerate(pages):
-            assert pending is not None
-            targets, judge, human, blind = pending()
-            if i + 1 < len(pages):
-                pending = reader.start(pages[i + 1])
+        for page, read in one_ahead((page, reader.start(page)) for page in pages):
+            targets, judge, human, blind = read()
             for rowid in page:
                 yield Reviewed(targets[rowid], judge[rowid], human[rowid], blind.get(rowid) or None)
 

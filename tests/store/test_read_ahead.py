@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ragreview.core.one_ahead import one_ahead
 from ragreview.store import memory_database, open_database
 from ragreview.store.read_ahead import ReadAhead
 
@@ -87,3 +88,16 @@ def test_a_caller_amid_a_transaction_is_read_on_its_own_connection(tmp_path: Pat
     assert [(n, name) for n, name, _ in rows] == [(1000, threading.current_thread().name)]
     db.conn.rollback()
     db.conn.close()
+
+
+def test_one_ahead_gives_each_item_once_the_next_is_taken() -> None:
+    taken: list[int] = []
+
+    def started():
+        for n in range(4):
+            taken.append(n)
+            yield n
+
+    seen = [(n, list(taken)) for n in one_ahead(started())]
+    assert seen == [(0, [0, 1]), (1, [0, 1, 2]), (2, [0, 1, 2, 3]), (3, [0, 1, 2, 3])]
+    assert list(one_ahead([])) == [] and list(one_ahead([7])) == [7]
