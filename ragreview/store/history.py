@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import RagreviewError
 from ..core.labels import NOT_SHOWN, Value, check_label
 from ..core.rgb_rules import refusal
-from . import guidelines, item_edits, metric_writes
+from . import item_edits, metric_writes
 from .db import write
 from .events import append_event
 from .records import StoredRecord, dumps, get, loads, now
@@ -187,6 +187,8 @@ def set_label(
         if rule is not None:
             if value is None:
                 raise RagreviewError("a rule tags a reviewer's value: not a revert")
+            from . import guidelines  # (its rule parser: only with --rule, issue 27)
+
             guidelines.check_rule(conn, rowid, rule)
         event = apply_change(
             conn,
@@ -270,6 +272,8 @@ def _step(
             item_edits.store_list(conn, rowid, item_edits.EVENT_NAMES[name], value)
             event_id = None  # recorded below, with the list as both old and new
         else:
+            from . import guidelines  # (not at every label call's start, issue 27)
+
             # the rule follows the value: redo brings back ref's, undo the one before it
             rule = (
                 guidelines.rule_of(conn, ref)
