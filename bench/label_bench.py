@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from ragreview.core.import_items import ImportItem
 from ragreview.core.keys import doc_key, response_key
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.record import parse_record
 from ragreview.store import (
     history,
     importer,

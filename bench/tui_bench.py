@@ -41,8 +41,9 @@ def sentence(rng: random.Random) -> str:
 
 def generate(n: int, seed: int = 7):
     """RAGBench-style items: 5 documents × 5–12 sentences, 2–5 response sentences."""
+    from ragreview.core.import_items import ImportItem
     from ragreview.core.keys import doc_key
-    from ragreview.core.record import ImportItem, parse_record
+    from ragreview.core.record import parse_record
 
     rng = random.Random(seed)
     for i in range(n):

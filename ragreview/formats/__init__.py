@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.record import ImportItem, Unchanged
+from ..core.import_items import ImportItem, Unchanged
 from . import catalogue, mapped, native
 from .base import QUIET, Adapter, ReadContext
 from .catalogue import REGISTRY  # re-exported: formats.REGISTRY

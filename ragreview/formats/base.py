@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TextIO
 
 from ..core.errors import InputError
-from ..core.record import ImportItem, Record, Unchanged, line_hash
+from ..core.import_items import ImportItem, Unchanged
+from ..core.record import Record, line_hash
 
 
 class ExportRecord(Protocol):

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, InputWarning, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.labels import CATALOGUE, check_label, check_layer, effective
-from ..core.record import ImportItem, Record, Unchanged, parse_record
+from ..core.record import Record, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import QUIET, ExportRecord, ReadContext
 from .json_limits import TOO_DEEP, non_finite, not_utf8

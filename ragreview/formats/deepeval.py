@@ -30,10 +30,10 @@ from typing import Any, TextIO
 from ..core import deepeval_logs as logs
 from ..core.deepeval_items import METRICS, SLUG_OF_NAME, item_key, metric_entries
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import context_key, doc_key
 from ..core.labels import effective
 from ..core.metrics.deepeval import metric_value
-from ..core.record import ImportItem, Unchanged
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import Draft, changed, document_drafts, finish, finite, keyed_response, kind, reread
 from .json_limits import finite_only, has_not_utf8

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import fact_key, response_key
 from ..core.labels import FACT_LABELS, effective
-from ..core.record import ImportItem, Unchanged
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,

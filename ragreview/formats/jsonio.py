@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from ..core.errors import InputError
-from ..core.record import Unchanged
+from ..core.import_items import Unchanged
 from . import json_limits
 from .base import QUIET, KnownLines, ReadContext
 from .json_limits import TOO_DEEP, big_int, cut_deep, has_not_utf8, non_finite, not_utf8

@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.labels import check_layer, effective
-from ..core.record import KNOWN_FIELDS, ImportItem, Unchanged
+from ..core.record import KNOWN_FIELDS
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,

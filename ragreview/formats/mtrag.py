@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.labels import ANSWERABILITY, VERDICTS, effective
 from ..core.metrics.mtrag import idk_conditioned
-from ..core.record import Document, ImportItem, Turn, Unchanged
+from ..core.record import Document, Turn
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,

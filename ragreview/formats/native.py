@@ -8,9 +8,10 @@ from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.guidelines import valid_rule_id
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import normalize_key
 from ..core.labels import check_layer
-from ..core.record import ImportItem, Unchanged, parse_record
+from ..core.record import parse_record
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import kind, unexpected
 from .json_limits import STORED_DEPTH, too_deep_to_store

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import context_key, reference_statement_key, statement_key
 from ..core.labels import effective
-from ..core.record import ImportItem, Unchanged
 from . import ragas_annotations
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (

@@ -22,8 +22,9 @@ from typing import Any, NamedTuple, TextIO
 
 from ..core.errors import InputError, RecordError
 from ..core.guidelines import rule_line
+from ..core.import_items import ImportItem, Unchanged
 from ..core.labels import effective
-from ..core.record import ImportItem, Unchanged, parse_record
+from ..core.record import parse_record
 from .base import ExportRecord
 from .common import finite, kind, loads_source, unexpected
 from .json_limits import non_finite, not_utf8, shown

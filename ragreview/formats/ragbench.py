@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import normalize_key
 from ..core.labels import effective
-from ..core.record import ImportItem, Record, Unchanged
+from ..core.record import Record
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,

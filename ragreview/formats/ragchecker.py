@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import cell_key, reference_statement_key, statement_key
 from ..core.labels import ENTAILMENT, effective
 from ..core.metrics import ragchecker as metric
-from ..core.record import ImportItem, Unchanged
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,

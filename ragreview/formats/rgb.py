@@ -26,9 +26,9 @@ from typing import Any, TextIO
 
 from ..core import rgb_rules
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import part_key
 from ..core.labels import check_layer, effective
-from ..core.record import ImportItem, Unchanged
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,

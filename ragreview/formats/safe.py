@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import InputError, RecordError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.keys import fact_key
 from ..core.labels import effective
-from ..core.record import ImportItem, Unchanged
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,

@@ -31,7 +31,7 @@ from typing import Any
 
 from .. import formats
 from ..core.errors import InputError, RagreviewError
-from ..core.record import Unchanged
+from ..core.import_items import Unchanged
 from ..formats import parquet
 from ..formats.base import ReadContext, Share
 from ..store.preparing import Prepared, Preparing

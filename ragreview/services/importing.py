@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .. import formats
 from ..core.errors import InputError, InputWarning
-from ..core.record import ImportItem, Unchanged
+from ..core.import_items import ImportItem, Unchanged
 from ..formats.base import KnownLines, ReadContext
 from ..store import importer
 from ..store import records as store_records

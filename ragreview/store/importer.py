@@ -15,8 +15,9 @@ from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..core.gc_pause import gc_paused
+from ..core.import_items import ImportItem, Unchanged
 from ..core.labels import Layer
-from ..core.record import ImportItem, Record, Unchanged
+from ..core.record import Record
 from . import (
     bulk,
     history,

@@ -15,8 +15,9 @@ from typing import Any, NamedTuple
 
 from ..core import metrics
 from ..core.errors import InputError
+from ..core.import_items import ImportItem, Unchanged
 from ..core.labels import Layer
-from ..core.record import ImportItem, Unchanged, line_hash, parse_record
+from ..core.record import line_hash, parse_record
 from . import metric_import_writes, source_blob
 from .records import content_hash, dumps, label_value, loads
 

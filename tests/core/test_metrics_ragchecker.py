@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from ragreview import formats
+from ragreview.core.import_items import ImportItem
 from ragreview.core.keys import cell_key
 from ragreview.core.labels import effective
 from ragreview.core.metrics import ragchecker as rc
 from ragreview.core.metrics import record_metrics
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.record import parse_record
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "ragchecker" / "checking_outputs.json"
 # fixtures/README.md: the example's aggregates as RAGChecker printed them

@@ -13,7 +13,7 @@ import pytest
 
 from ragreview import formats
 from ragreview.core.errors import InputError, InputWarning
-from ragreview.core.record import ImportItem
+from ragreview.core.import_items import ImportItem
 from ragreview.formats.common import fallback_id
 from ragreview.store import open_database
 from ragreview.store import records as store_records

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 from ragreview import formats
-from ragreview.core.record import ImportItem
+from ragreview.core.import_items import ImportItem
 
 from .helpers import FIXTURES, canonical, load_values, run
 

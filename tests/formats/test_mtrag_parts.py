@@ -18,7 +18,8 @@ import pytest
 
 from bench.mtrag_bench import mtrag_rows
 from ragreview.core.errors import InputError, RecordError
-from ragreview.core.record import ImportItem, Record, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import Record, parse_record
 from ragreview.formats import mtrag
 from ragreview.formats.common import finish
 

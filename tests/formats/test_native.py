@@ -12,7 +12,8 @@ import pytest
 
 from ragreview import formats
 from ragreview.core.errors import InputError
-from ragreview.core.record import ImportItem, Record, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import Record, parse_record
 from ragreview.formats import jsonio, native
 
 

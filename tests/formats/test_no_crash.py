@@ -9,7 +9,7 @@ import pytest
 
 from ragreview import formats
 from ragreview.core.errors import InputError
-from ragreview.core.record import ImportItem
+from ragreview.core.import_items import ImportItem
 
 from .helpers import FIXTURES, HANDWRITTEN
 

@@ -19,7 +19,7 @@ import pytest
 
 from bench.import_bench import make_row
 from ragreview.core.errors import InputError
-from ragreview.core.record import ImportItem
+from ragreview.core.import_items import ImportItem
 from ragreview.formats import ragbench
 from ragreview.formats.common import finish
 from ragreview.formats.ragbench_plain import plain_draft

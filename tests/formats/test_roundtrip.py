@@ -10,7 +10,7 @@ import pytest
 
 from ragreview import formats
 from ragreview.core.errors import InputWarning
-from ragreview.core.record import ImportItem
+from ragreview.core.import_items import ImportItem
 from ragreview.store import open_database
 from ragreview.store import records as store_records
 

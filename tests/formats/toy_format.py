@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ragreview.core.errors import InputError, RecordError
+from ragreview.core.import_items import ImportItem, Unchanged
 from ragreview.core.keys import fact_key, response_key
 from ragreview.core.labels import effective
-from ragreview.core.record import ImportItem, Unchanged
 from ragreview.formats.base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from ragreview.formats.common import (
     Draft,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragreview import formats
-from ragreview.core.record import Unchanged
+from ragreview.core.import_items import Unchanged
 from ragreview.formats.base import KnownLines, ReadContext
 from ragreview.services import import_pipeline
 from ragreview.store import open_database

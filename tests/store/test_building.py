@@ -13,7 +13,8 @@ import textwrap
 
 import pytest
 
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import parse_record
 from ragreview.store import bulk, importer, open_database, preparing
 from ragreview.store import records as store_records
 from ragreview.store.db import building

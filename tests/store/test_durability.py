@@ -16,7 +16,8 @@ import traceback
 
 import pytest
 
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import parse_record
 from ragreview.store import importer, open_database
 from ragreview.store import records as store_records
 from tests.conftest import subprocess_env

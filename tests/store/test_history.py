@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from ragreview.core.errors import RagreviewError, RecordError
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import parse_record
 from ragreview.store import history, importer, metric_writes, open_database
 from ragreview.store import records as store_records
 from ragreview.store import settings as store_settings

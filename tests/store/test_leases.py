@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import parse_record
 from ragreview.store import history, importer, leases, memory_database
 from ragreview.store import records as store_records
 

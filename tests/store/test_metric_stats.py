@@ -16,8 +16,9 @@ from click.testing import CliRunner
 
 from ragreview.cli import cli
 from ragreview.core.families import FAMILIES, variants
+from ragreview.core.import_items import ImportItem
 from ragreview.core.labels import check_layer
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.record import parse_record
 from ragreview.store import (
     history,
     importer,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from ragreview.core.import_items import ImportItem
 from ragreview.core.labels import check_layer, effective
 from ragreview.core.metrics import dataset_values, record_values, undefined_counts
 from ragreview.core.metrics.aggregate import totals_of
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.record import parse_record
 from ragreview.store import (
     history,
     importer,

@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from ragreview.core.errors import RagreviewError
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import parse_record
 from ragreview.core.where import Condition
 from ragreview.store import browse, history, importer, memory_database, open_database
 from ragreview.store import records as store_records

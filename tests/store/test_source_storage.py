@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from ragreview import formats
-from ragreview.core.record import ImportItem
+from ragreview.core.import_items import ImportItem
 from ragreview.core.where import Condition
 from ragreview.store import browse, compact, open_database, source_blob
 from ragreview.store import records as store_records

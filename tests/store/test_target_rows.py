@@ -14,7 +14,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ragreview.core.record import ImportItem, parse_record
+from ragreview.core.import_items import ImportItem
+from ragreview.core.record import parse_record
 from ragreview.core.record_targets import FORM, KINDS, RecordTargets, StoredTargets, stored_form
 from ragreview.store import (
     history,
