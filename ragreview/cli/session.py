@@ -12,11 +12,12 @@ from ..core.errors import InputError
 from ..core.safe_text import printable
 from ..services import opening
 from ..services.opening import Opened, Target
-from ..store.records import ImportSummary
 from .common import file_progress, resolve, user_errors
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+    from ..store.import_summary import ImportSummary
 
 __all__ = ["Opened", "check_file", "import_target", "open_target", "report_errors"]
 

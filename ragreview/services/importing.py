@@ -14,8 +14,8 @@ from ..formats.base import KnownLines, ReadContext
 from ..store import importer
 from ..store import records as store_records
 from ..store import settings as store_settings
+from ..store.import_summary import ImportSummary
 from ..store.preparing import Prepared
-from ..store.records import ImportSummary
 from . import import_pipeline
 
 if TYPE_CHECKING:

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from ..core.errors import InputError, RagreviewError
 from ..store import open_database
 from ..store import records as store_records
-from ..store.records import ImportSummary
 
 if TYPE_CHECKING:
     from .. import formats
     from ..store.database import Database
+    from ..store.import_summary import ImportSummary
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 

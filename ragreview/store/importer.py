@@ -29,7 +29,8 @@ from . import (
 )
 from . import settings as store_settings
 from .db import write
-from .records import ImportSummary, now
+from .import_summary import ImportSummary
+from .records import now
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils

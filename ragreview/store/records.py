@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..core.errors import InputWarning, RagreviewError
+from ..core.errors import RagreviewError
 from ..core.labels import Layer
 from ..core.one_ahead import one_ahead
 from ..core.record import Record, parse_record
@@ -40,26 +40,6 @@ def loads(text: str | None) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # source text may hold NaN, which only json accepts
         return json.loads(text)
-
-
-@dataclass
-class ImportSummary:
-    """What one import did, counted in records."""
-
-    inserted: int = 0
-    updated: int = 0
-    stale: int = 0
-    unchanged: int = 0
-    # (id, first position, position) of records not stored because their id had come
-    # earlier in the same import: the first is kept, never silently overwritten
-    repeated: list[tuple[str, int, int]] = field(default_factory=list)
-    # what the user must hear about although every record was imported (an id that
-    # repeats in a source file, stored by record number)
-    warnings: list[InputWarning] = field(default_factory=list)
-
-    @property
-    def total(self) -> int:
-        return self.inserted + self.updated + self.unchanged
 
 
 @dataclass(frozen=True)
