@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from ..core import queue_signals, sampling
 from ..core.errors import RagreviewError
-from ..store import metric_writes, record_signals, run_signals
+from ..store import metric_writes, record_order, run_signals
 from ..store import review_draws as stored
-from ..store.record_signals import Ordered
+from ..store.record_order import Ordered
 from ..store.review_draws import Draw
 
 if TYPE_CHECKING:  # sqlite_utils imports click: keep the import light
@@ -55,7 +55,7 @@ def scores(
     if strategy in SIGNALLED:
         read_here = records is None or records.sizes is None
         if read_here:
-            records = record_signals.ordered(db.conn, dataset, signals=True)
+            records = record_order.ordered(db.conn, dataset, signals=True)
         assert records is not None
         if strategy == "impact":
             got = _impact(records)
@@ -74,7 +74,7 @@ def scores(
         # so each record's stored lowest gives logprob_uncertainty's value without the rows
         read_here = records is None or records.least_logprob is None
         if read_here:
-            records = record_signals.ordered(db.conn, dataset, signals=True)
+            records = record_order.ordered(db.conn, dataset, signals=True)
         assert records is not None
         least = records.least_logprob.tolist()
         if any(lp == lp for lp in least):  # (NaN: no verdict of the record has one)
@@ -105,7 +105,7 @@ def draw(db: sqlite_utils.Database, dataset: str, strategy: str, n: int, seed: i
         raise RagreviewError(f"--n must be at least 1, got {n}")
     metric_writes.ensure(db, dataset)
     # the population in list order, and the records' signals in the same read
-    records = record_signals.ordered(db.conn, dataset, signals=strategy in READS_SIGNALS)
+    records = record_order.ordered(db.conn, dataset, signals=strategy in READS_SIGNALS)
     rowids = records.rowids.tolist()
     if n > len(rowids):
         raise RagreviewError(f"dataset {dataset!r} has only {len(rowids)} records; cannot draw {n}")

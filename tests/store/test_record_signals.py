@@ -25,6 +25,7 @@ from ragreview.store import (
     judge_store,
     metric_writes,
     open_database,
+    record_order,
     record_signals,
     records,
     run_layers,
@@ -233,7 +234,7 @@ def test_a_variant_change_drops_them_and_the_next_draw_rebuilds_them(gen, monkey
     assert as_stored(db, "gen") == {}
     check(db, "gen", complete=False)  # (160 records: rebuilt by look-ups)
     assert metric_writes.put_setting(db, "gen", "trace.variant", "ragbench")
-    monkeypatch.setattr(record_signals, "WHOLE", 100)  # as a large dataset's: by scans
+    monkeypatch.setattr(record_order, "WHOLE", 100)  # as a large dataset's: by scans
     check(db, "gen", complete=False, seed=1)
 
 
@@ -249,14 +250,14 @@ def test_a_db_from_before_them_gets_them_at_its_first_draw(gen) -> None:
 
 def test_the_dataset_is_read_in_slices_in_list_order(gen, monkeypatch) -> None:
     db, _, _ = gen
-    whole = record_signals.ordered(db.conn, "gen", signals=True)
-    monkeypatch.setattr(record_signals, "SLICE", 7)  # 160 records: 23 slices, the last short
-    sliced = record_signals.ordered(db.conn, "gen", signals=True)
+    whole = record_order.ordered(db.conn, "gen", signals=True)
+    monkeypatch.setattr(record_order, "SLICE", 7)  # 160 records: 23 slices, the last short
+    sliced = record_order.ordered(db.conn, "gen", signals=True)
     assert sliced.rowids.tolist() == whole.rowids.tolist() == listed(db, "gen")
     for field in ("sizes", "entry_record", "entry_name", "entry_value"):
         assert getattr(sliced, field).tolist() == getattr(whole, field).tolist()
-    assert record_signals.ordered(db.conn, "gen").rowids.tolist() == listed(db, "gen")
-    assert len(record_signals.ordered(db.conn, "nothing").rowids) == 0
+    assert record_order.ordered(db.conn, "gen").rowids.tolist() == listed(db, "gen")
+    assert len(record_order.ordered(db.conn, "nothing").rowids) == 0
 
 
 # -- the judge runs' signals (store/run_signals.py) ---------------------------------------
