@@ -4,7 +4,8 @@
 
 A module named here is one the first frame or the command does not use; if a change
 needs it there, it moves out of these lists on purpose, with its cost measured
-(bench/tui_bench.py, bench/startup_bench.py)."""
+(bench/tui_bench.py, bench/startup_bench.py). The same holds for the dataclasses a
+command builds (``COMMAND_DATACLASSES``)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,10 @@ NEVER_AT_START = (
     "ragreview.core.annotator_agreement",
     "ragreview.store.reviewer_layers",
     "hashlib",  # (OpenSSL) hashes are made by imports and judge runs
+    # an import's own types, and a draw's read: each built its dataclass at every start
+    "ragreview.core.import_items",
+    "ragreview.store.import_summary",
+    "ragreview.store.record_order",
 )
 # loaded by the first change (a label key, a note, an undo), not by the first frame
 ON_FIRST_CHANGE = (
@@ -49,6 +54,10 @@ NOT_IN_A_COMMAND = (
     "string",  # (MT-RAG's punctuation is spelled out; Textual imports it)
     "textual",
     "ragreview.tui",
+    # the guideline rules and their parser's regexes: only a change that names a rule
+    # (the review screen shows the rules)
+    "ragreview.store.guidelines",
+    "ragreview.core.guidelines",
 )
 # not in the TUI (a command's parser: the review screen was loading it with sqlite-utils)
 NOT_IN_THE_TUI = ("click",)
@@ -102,8 +111,31 @@ try:
     runpy.run_module("ragreview", run_name="__main__")
 except SystemExit as done:
     assert not done.code, done.code
-print(json.dumps(sorted(sys.modules)))
+built = [  # the dataclasses the call's modules define (each costs ~1-2 ms to build)
+    f"{name}.{k}" for name, module in list(sys.modules.items()) if name.startswith("ragreview")
+    for k, v in vars(module).items()
+    if isinstance(v, type) and v.__module__ == name and "__dataclass_fields__" in vars(v)
+]
+print(json.dumps([sorted(sys.modules), sorted(built)]))
 """
+
+# The dataclasses a label / mark call builds: creating one runs exec() on each generated
+# method, 2-4 M instructions a class, the largest part of the call's start beyond the
+# floor (issue 27). One that moves in here is one the command needs, measured.
+COMMAND_DATACLASSES = [
+    "ragreview.core.families.Family",
+    "ragreview.core.families.KeyUse",
+    "ragreview.core.families.Variant",
+    "ragreview.core.labels.LabelSpec",
+    "ragreview.core.record.Document",
+    "ragreview.core.record.Fact",
+    "ragreview.core.record.Record",
+    "ragreview.core.record.Turn",
+    "ragreview.services.opening.Opened",
+    "ragreview.services.opening.Target",
+    "ragreview.store.history.Event",
+    "ragreview.store.records.StoredRecord",
+]
 
 
 def _loaded(found: list[str], names: tuple[str, ...]) -> list[str]:
@@ -150,6 +182,7 @@ def test_the_first_frame_loads_only_what_it_draws(tmp_path, demo_db) -> None:
     ids=["label", "mark"],
 )
 def test_label_and_mark_load_no_more_than_their_work(tmp_path, demo_db, command) -> None:
-    found = json.loads(_run(tmp_path, COMMAND, command[0], str(demo_db), *command[1:]))
+    found, built = json.loads(_run(tmp_path, COMMAND, command[0], str(demo_db), *command[1:]))
     assert _loaded(found, NEVER_AT_START + NOT_IN_A_COMMAND) == []
     assert "ragreview.store.history" in found  # (the command did run)
+    assert built == COMMAND_DATACLASSES
