@@ -40,6 +40,7 @@ NEVER_AT_START = (
     "ragreview.core.import_items",
     "ragreview.store.import_summary",
     "ragreview.store.record_order",
+    "ragreview.store.event_reads",  # (log, and what an undo did)
 )
 # loaded by the first change (a label key, a note, an undo), not by the first frame
 ON_FIRST_CHANGE = (
@@ -133,7 +134,6 @@ COMMAND_DATACLASSES = [
     "ragreview.core.record.Turn",
     "ragreview.services.opening.Opened",
     "ragreview.services.opening.Target",
-    "ragreview.store.history.Event",
     "ragreview.store.records.StoredRecord",
 ]
 

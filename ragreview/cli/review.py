@@ -202,6 +202,7 @@ def log(
     --json prints events only; --errors prints every judge error (resolved ones too),
     as JSON lines with "kind": "judge_error" under --json.
     """
+    from ..store import event_reads
     from .judge import echo_judge_errors
 
     with user_errors():
@@ -212,7 +213,7 @@ def log(
         if judge_errors:
             echo_judge_errors(opened.db, opened.dataset, rowid, as_json, everything=True)
             return
-        for event in history.iter_events(opened.db, record=rowid):
+        for event in event_reads.iter_events(opened.db, record=rowid):
             if event.dataset != opened.dataset:
                 continue
             if as_json:

@@ -8,8 +8,6 @@ implies, so what the screen shows as done is on disk.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import RagreviewError
@@ -23,47 +21,11 @@ from .records import StoredRecord, dumps, get, loads, now
 if TYPE_CHECKING:  # sqlite_utils imports click: keep `import ragreview.store` light
     import sqlite_utils
 
+    from .event_reads import Event
+
 STATUS_LABEL = "_status"
 NOTE_LABEL = "_note"
 LABEL_KINDS = ("set", "revert", "undo", "redo")
-
-
-@dataclass(frozen=True)
-class Event:
-    """One row of the append-only label history: a change to one label, by whom, when."""
-
-    id: int
-    record: str  # record id
-    dataset: str
-    kind: str
-    name: str
-    target: str
-    old: Value
-    new: Value
-    reviewer: str
-    at: str
-    reason: str | None
-    session: str | None
-    pass_: str | None
-    rule: str | None = None  # the guideline rule the change applies (docs/align.md)
-
-    def as_json(self) -> dict[str, Any]:
-        """``log --json``'s line: ``kind`` (set, revert, undo, redo, status, note) and
-        ``pass`` ("blind" for a change made while the judge's labels were hidden, else
-        null) tell the events apart."""
-        return {
-            "record": self.record,
-            "kind": self.kind,
-            "pass": self.pass_,
-            "name": self.name,
-            "target": self.target,
-            "old": self.old,
-            "new": self.new,
-            "reviewer": self.reviewer,
-            "at": self.at,
-            "reason": self.reason,
-            "rule": self.rule,
-        }
 
 
 def _current(conn: sqlite3.Connection, rowid: int, name: str, target: str) -> Value:
@@ -289,6 +251,8 @@ def _step(
                 conn, rowid, kind, name, target, value, value, reviewer, session=session, ref=ref
             )
         metric_writes.refresh(db, [rowid])
+        from .event_reads import iter_events  # (not at every label call's start, issue 27)
+
         return next(iter_events(db, event_id=event_id))
 
 
@@ -357,56 +321,6 @@ def set_note(
         old = conn.execute("SELECT note FROM records WHERE rowid = ?", (rowid,)).fetchone()[0]
         conn.execute("UPDATE records SET note = ? WHERE rowid = ?", (text, rowid))
         append_event(conn, rowid, "note", NOTE_LABEL, "*", old, text, reviewer, session=session)
-
-
-def iter_events(
-    db: sqlite_utils.Database, *, record: int | None = None, event_id: int | None = None
-) -> Iterator[Event]:
-    sql = (
-        "SELECT e.id, r.id, r.dataset, e.kind, e.name, e.target, e.old, e.new, e.reviewer, "
-        "e.at, e.reason, e.session, e.pass, e.rule FROM events e "
-        "JOIN records r ON r.rowid = e.record"
-    )
-    params: list[Any] = []
-    if record is not None:
-        sql += " WHERE e.record = ?"
-        params.append(record)
-    elif event_id is not None:
-        sql += " WHERE e.id = ?"
-        params.append(event_id)
-    for row in db.conn.execute(sql + " ORDER BY e.id", params):
-        (
-            eid,
-            rid,
-            dataset,
-            kind,
-            name,
-            target,
-            old,
-            new,
-            reviewer,
-            at,
-            reason,
-            session,
-            pass_,
-            rule,
-        ) = row
-        yield Event(
-            eid,
-            rid,
-            dataset,
-            kind,
-            name,
-            target,
-            loads(old),
-            loads(new),
-            reviewer,
-            at,
-            reason,
-            session,
-            pass_,
-            rule,
-        )
 
 
 def set_reason(

@@ -27,7 +27,7 @@ from .rubric import RubricView
 if TYPE_CHECKING:  # sqlite_utils imports click; the model needs no CLI
     import sqlite_utils
 
-    from ..store import history
+    from ..store.event_reads import Event
 
 # The writes (the label use case, store.history, store.item_edits) and the guidelines'
 # parser are imported where a change is made: the first screen draws without them (issue
@@ -109,7 +109,7 @@ class Review:
         self._effective: dict[str, dict[str, Value]] = {}
         self._numbers = NumberReader(db, dataset, self.settings)
         self.rubric = RubricView(db, dataset)  # human metrics a record declares itself
-        self.last_step: history.Event | None = None  # the latest undo / redo
+        self.last_step: Event | None = None  # the latest undo / redo
 
     # -- the open record --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import pytest
 from ragreview.core.errors import RagreviewError, RecordError
 from ragreview.core.import_items import ImportItem
 from ragreview.core.record import parse_record
-from ragreview.store import history, importer, metric_writes, open_database
+from ragreview.store import event_reads, history, importer, metric_writes, open_database
 from ragreview.store import records as store_records
 from ragreview.store import settings as store_settings
 
@@ -46,7 +46,7 @@ def human(db, rid: str = "r1"):
 
 
 def kinds(db) -> list[tuple]:
-    return [(e.kind, e.name, e.target, e.old, e.new) for e in history.iter_events(db)]
+    return [(e.kind, e.name, e.target, e.old, e.new) for e in event_reads.iter_events(db)]
 
 
 def test_set_label_writes_event_and_human_layer(db) -> None:
@@ -54,7 +54,7 @@ def test_set_label_writes_event_and_human_layer(db) -> None:
     assert event is not None
     assert human(db) == {"relevant": {"0a": False}}
     assert store_records.find(db, "r1").judge == {"relevant": {"0a": True}, "fact": {"f1": "S"}}
-    (e,) = history.iter_events(db)
+    (e,) = event_reads.iter_events(db)
     assert (e.record, e.dataset, e.kind, e.name, e.target, e.old, e.new, e.reviewer, e.reason) == (
         "r1",
         "ds",
@@ -212,7 +212,7 @@ def test_mark_and_note_are_events(db) -> None:
 def test_iter_events_by_record(db) -> None:
     history.set_label(db, rowid(db), "relevant", "0a", False, "ann")
     history.set_label(db, rowid(db, "r2"), "supported", "a", True, "ann")
-    assert [e.record for e in history.iter_events(db, record=rowid(db, "r2"))] == ["r2"]
+    assert [e.record for e in event_reads.iter_events(db, record=rowid(db, "r2"))] == ["r2"]
 
 
 def test_settings(db) -> None:

@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragreview.cli import cli
-from ragreview.store import history, open_database
+from ragreview.store import event_reads, history, open_database
 from ragreview.store import records as store_records
 from ragreview.store.db import DatabaseProblem, explain
 
@@ -261,7 +261,7 @@ def test_a_full_database_loses_no_acknowledged_label(tmp_path, demo_path):
     assert acknowledged
     db = open_database(db_path)
     try:
-        new = [e.new for e in history.iter_events(db) if e.reviewer == "ann"][1:]
+        new = [e.new for e in event_reads.iter_events(db) if e.reviewer == "ann"][1:]
         assert new == acknowledged
         assert db.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     finally:

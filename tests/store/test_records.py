@@ -10,7 +10,14 @@ from ragreview.core.errors import RagreviewError
 from ragreview.core.import_items import ImportItem
 from ragreview.core.record import parse_record
 from ragreview.core.where import Condition
-from ragreview.store import browse, history, importer, memory_database, open_database
+from ragreview.store import (
+    browse,
+    event_reads,
+    history,
+    importer,
+    memory_database,
+    open_database,
+)
 from ragreview.store import records as store_records
 from ragreview.store.migrations import MIGRATIONS
 
@@ -87,7 +94,7 @@ def test_human_labels_in_the_file_become_events(db) -> None:
     )
     stored = store_records.find(db, "r1")
     assert stored.human == {"relevant": {"0b": True}}
-    events = list(history.iter_events(db))
+    events = list(event_reads.iter_events(db))
     assert [(e.name, e.target, e.old, e.new, e.reason) for e in events] == [
         ("relevant", "0b", None, True, "imported from file")
     ]
@@ -112,7 +119,7 @@ def test_reimport_keeps_human_labels_and_history(db) -> None:
     assert stored.human == {"relevant": {"0a": False}}
     assert stored.judge == {"relevant": {"0a": True, "0b": True}}  # judge layer replaced
     assert stored.status == "unreviewed"
-    assert len(list(history.iter_events(db))) == 1
+    assert len(list(event_reads.iter_events(db))) == 1
 
 
 def test_changed_content_marks_reviewed_or_overridden_records_stale(db) -> None:
