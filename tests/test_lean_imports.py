@@ -35,9 +35,10 @@ def test_a_program_that_imported_pandas_first_keeps_it() -> None:
 
 def test_one_command_loads_only_its_own_modules() -> None:
     # start-up of `ragreview label` (issue 27): the command's module and the use cases
-    # it calls (services.labels, opening, settings); not the TUI, the judge, the format
-    # adapters, the import pipeline or the export, nor the conversion recipes of
-    # sqlite-utils (dateutil) or its plugin entry points
+    # it calls (services.labels, opening); not the TUI, the judge, the format adapters,
+    # the import pipeline or the export, nor the conversion recipes of sqlite-utils
+    # (dateutil) or its plugin entry points, nor the other commands of the history
+    # (undo, redo, log) or the settings command and its use case
     code = (
         "import sys\n"
         "from ragreview.cli import cli\n"
@@ -46,7 +47,8 @@ def test_one_command_loads_only_its_own_modules() -> None:
         "heavy = ['textual', 'openai', 'ragreview.formats', 'ragreview.services.importing',\n"
         "         'ragreview.services.import_pipeline', 'ragreview.services.judge',\n"
         "         'ragreview.services.export', 'ragreview.tui', 'ragreview.api', 'dateutil',\n"
-        "         'importlib.metadata']\n"
+        "         'importlib.metadata', 'ragreview.cli.history_cmd', 'ragreview.cli.settings_cmd',\n"
+        "         'ragreview.services.settings']\n"
         "print([m for m in heavy if m in sys.modules])"
     )
     assert _run(code) == "[]"
