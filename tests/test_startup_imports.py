@@ -106,7 +106,7 @@ print(json.dumps(seen))
 """
 
 COMMAND = """
-import json, runpy, sys
+import gc, json, runpy, sys
 sys.argv = ["ragreview", *sys.argv[1:]]
 try:
     runpy.run_module("ragreview", run_name="__main__")
@@ -117,7 +117,7 @@ built = [  # the dataclasses the call's modules define (each costs ~1-2 ms to bu
     for k, v in vars(module).items()
     if isinstance(v, type) and v.__module__ == name and "__dataclass_fields__" in vars(v)
 ]
-print(json.dumps([sorted(sys.modules), sorted(built)]))
+print(json.dumps([sorted(sys.modules), sorted(built), gc.get_freeze_count()]))
 """
 
 # The dataclasses a label / mark call builds: creating one runs exec() on each generated
@@ -182,7 +182,23 @@ def test_the_first_frame_loads_only_what_it_draws(tmp_path, demo_db) -> None:
     ids=["label", "mark"],
 )
 def test_label_and_mark_load_no_more_than_their_work(tmp_path, demo_db, command) -> None:
-    found, built = json.loads(_run(tmp_path, COMMAND, command[0], str(demo_db), *command[1:]))
+    found, built, frozen = json.loads(
+        _run(tmp_path, COMMAND, command[0], str(demo_db), *command[1:])
+    )
     assert _loaded(found, NEVER_AT_START + NOT_IN_A_COMMAND) == []
     assert "ragreview.store.history" in found  # (the command did run)
     assert built == COMMAND_DATACLASSES
+    # what the command imported is left out of the collector's walks (cli.Group)
+    assert frozen > 10_000
+
+
+def test_only_the_process_entry_point_freezes_the_collector(tmp_path, demo_db) -> None:
+    # a program that calls the CLI and goes on (click's CliRunner) keeps its collector
+    code = (
+        "import gc, sys\n"
+        "from click.testing import CliRunner\n"
+        "from ragreview.cli import cli\n"
+        "out = CliRunner().invoke(cli, ['mark', sys.argv[1], 'covid-1', '--reviewed'])\n"
+        "print(out.exit_code, gc.get_freeze_count())"
+    )
+    assert _run(tmp_path, code, str(demo_db)) == "0 0"
