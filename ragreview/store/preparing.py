@@ -172,8 +172,9 @@ def _fields(item: ImportItem, settings: dict[str, Any]) -> tuple[list[Any], byte
         seen = metrics.with_source(rec, item.row)
     values = metric_import_writes.new_record_values(seen, item.judge, item.source, settings)
     line = None
-    # (metrics that read the stored source text itself, in SQL, need it kept as text)
-    if item.source is not None and not reads_source:
+    # (every family's source is packed, MT-RAG's too: its readers unpack it,
+    # ``metric_writes._with_source``)
+    if item.source is not None:
         line = item.raw if item.raw is not None else item.source
     fields = [
         item.position,

@@ -8,7 +8,8 @@ Compressing the line keeps every JSON style at the same cost (``json.dumps``' sp
 separators and ``\\u`` escapes, pandas' ``\\/``: the line is kept as written, never
 rebuilt), makes ``export --as source`` a decompress-and-write of each line, and costs an
 import less than finding and cutting the texts the canonical data already holds did.
-A source whose metrics read its text in SQL (MT-RAG's) stays text.
+MT-RAG's source, which its metrics read, is compressed too (an older import kept it as
+text; its readers take either: ``store.metric_writes._with_source``).
 """
 
 from __future__ import annotations
