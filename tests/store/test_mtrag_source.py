@@ -73,3 +73,18 @@ def test_a_blob_another_tool_wrote_leaves_the_record_as_it_is(tmp_path) -> None:
     (s,) = store_records.get_many(db, [1])
     assert metric_writes._with_source(s.record, b"not zstd") is s.record
     db.conn.close()
+
+
+def test_mtrag_lines_are_packed_at_the_fast_level_and_give_the_line_back(tmp_path) -> None:
+    """MT-RAG's lines compress about as well at ``FAST_LEVEL`` in less time (the frame
+    is exactly what a compressor at that level gives)."""
+    path = MTRAG_FILES[0]
+    db_path = tmp_path / "review.db"
+    assert run("import", path, "--db", db_path).exit_code == 0
+    db = open_database(db_path)
+    blobs = [b for (b,) in db.conn.execute("SELECT source FROM records ORDER BY position")]
+    db.conn.close()
+    lines = path.read_bytes().splitlines()
+    assert [source_blob.unpack_bytes(b) for b in blobs] == lines
+    pack = source_blob.packer(source_blob.FAST_LEVEL)
+    assert blobs == [pack(line) for line in lines]
