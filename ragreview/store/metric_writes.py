@@ -20,7 +20,7 @@ from ..core.labels import Layer, effective
 from ..core.metrics import trace
 from ..core.metrics.aggregate import stored_f1
 from ..core.record import Record
-from . import metric_stats_writes, record_signals, records, settings
+from . import metric_stats_writes, record_signals, records, settings, source_blob
 from .db import write
 from .metric_layers import COUNT, LAYERS, SUMS, summed_rows
 
@@ -39,13 +39,17 @@ def _settings(db: sqlite_utils.Database, dataset: str, cache: dict[str, dict]) -
     return cache[dataset]
 
 
-def _with_source(record: Record, source: str | None) -> Record:
-    """``core.metrics.with_source`` from the stored source text (parsed only for the
-    records whose family's metrics read it: MT-RAG's)."""
+def _with_source(record: Record, source: str | bytes | None) -> Record:
+    """``core.metrics.with_source`` from the stored source (parsed only for the records
+    whose family's metrics read it: MT-RAG's): its text, or as ``records.source`` holds
+    it, compressed (``store.source_blob``; an older import kept MT-RAG's as text)."""
     if not source or "source" in record.data or metrics.source_format(record) is None:
         return record
+    text = source_blob.text(source)
+    if text is None:  # (a BLOB some other tool wrote)
+        return record
     try:
-        return metrics.with_source(record, records.loads(source))
+        return metrics.with_source(record, records.loads(text))
     except ValueError:
         return record
 

@@ -118,9 +118,9 @@ class Preparing:
     def __init__(self, settings: dict[str, Any], *, hashed: bool = False) -> None:
         self.settings, self.hashed = settings, hashed
         self._out: list[Any] = []  # entries, and the fields of the records' Prepared
-        # (fields, the source to pack, whether it is its own line): not the item, whose
-        # parsed row would be held for the whole batch
-        self._packing: list[tuple[list[Any], bytes | str, bool]] = []
+        # (fields, the source to pack, whether it is its own line, zstd level): not the
+        # item, whose parsed row would be held for the whole batch
+        self._packing: list[tuple[list[Any], bytes | str, bool, int]] = []
 
     def __len__(self) -> int:
         return len(self._out)
@@ -129,9 +129,9 @@ class Preparing:
         if isinstance(entry, (InputError, Unchanged)):
             self._out.append(entry)
             return
-        fields, line = _fields(entry, self.settings)
+        fields, line, level = _fields(entry, self.settings)
         if line is not None:
-            self._packing.append((fields, line, entry.own_source))
+            self._packing.append((fields, line, entry.own_source, level))
         elif self.hashed:
             fields[_HASHES] = hashes(fields[_DATA], entry.source, entry.raw, entry.own_source)
         self._out.append(fields)
@@ -139,9 +139,10 @@ class Preparing:
     def take(self) -> list[Prepared | Unchanged | InputError]:
         """The entries added since the last ``take``, the records prepared."""
         if self._packing:
-            pack = source_blob.packer()
-            for fields, line, own_source in self._packing:
+            packers: dict[int, Any] = {}
+            for fields, line, own_source, level in self._packing:
                 raw = line if isinstance(line, bytes) else line.encode()
+                pack = packers.get(level) or packers.setdefault(level, source_blob.packer(level))
                 fields[_STORED] = pack(raw)
                 # (hashed where the text is at hand: a packed source is not sent across
                 # whole for the storing process to hash, which cost more than the hash;
@@ -159,9 +160,11 @@ _DATA, _SOURCE = Prepared._fields.index("data"), Prepared._fields.index("source"
 _STORED, _HASHES = Prepared._fields.index("stored_source"), Prepared._fields.index("hashes")
 
 
-def _fields(item: ImportItem, settings: dict[str, Any]) -> tuple[list[Any], bytes | str | None]:
-    """A ``Prepared``'s fields but its packed source and hashes, and the source to pack
-    (None where it stays as it is)."""
+def _fields(
+    item: ImportItem, settings: dict[str, Any]
+) -> tuple[list[Any], bytes | str | None, int]:
+    """A ``Prepared``'s fields but its packed source and hashes, the source to pack
+    (None where it stays as it is) and the zstd level to pack it at."""
     rec = item.record
     data = dumps(rec.data)
     # a family whose metrics read the source row (MT-RAG's: core.metrics.source_format)
@@ -173,9 +176,11 @@ def _fields(item: ImportItem, settings: dict[str, Any]) -> tuple[list[Any], byte
         seen = metrics.with_source(rec, item.row)
     values = metric_import_writes.new_record_values(seen, item.judge, item.source, settings)
     line = None
-    # (metrics that read the stored source text itself, in SQL, need it kept as text)
-    if item.source is not None and not reads_source:
+    # (every family's source is packed, MT-RAG's too: its readers unpack it,
+    # ``metric_writes._with_source``; at the level its lines need, source_blob.FAST_LEVEL)
+    if item.source is not None:
         line = item.raw if item.raw is not None else item.source
+    level = source_blob.FAST_LEVEL if reads_source else source_blob.LEVEL
     fields = [
         item.position,
         rec.id,
@@ -194,7 +199,7 @@ def _fields(item: ImportItem, settings: dict[str, Any]) -> tuple[list[Any], byte
         if item.rules
         else (),
     ]
-    return fields, line
+    return fields, line, level
 
 
 def hashes(

@@ -8,7 +8,8 @@ Compressing the line keeps every JSON style at the same cost (``json.dumps``' sp
 separators and ``\\u`` escapes, pandas' ``\\/``: the line is kept as written, never
 rebuilt), makes ``export --as source`` a decompress-and-write of each line, and costs an
 import less than finding and cutting the texts the canonical data already holds did.
-A source whose metrics read its text in SQL (MT-RAG's) stays text.
+MT-RAG's source, which its metrics read, is compressed too (an older import kept it as
+text; its readers take either: ``store.metric_writes._with_source``).
 """
 
 from __future__ import annotations
@@ -24,21 +25,27 @@ if TYPE_CHECKING:  # imported when a source is first packed or unpacked (start-u
 # (about 200 MB/s on the bench machine) to a fifth of the line (synthetic text; real
 # text about a third), and decompressed fastest.
 LEVEL = 3
+# MT-RAG's lines (``store.preparing``: the family whose metrics read its source) compress
+# about as well at level 1 (0.323 of the line against 0.317 at level 3, on the bench's
+# rows) in 60% of level 3's time (29 against 48 us a line); RAGBench's do not (0.227
+# against 0.189). Compressing them at all made an MT-RAG import dearer, not cheaper
+# (SQLite writing the line whole cost less than zstd): this keeps that small.
+FAST_LEVEL = 1
 
 # (one of each per process: creating them is most of the cost of a small line;
 # neither is shared between threads: ``pack`` runs in the importing thread or the
 # import worker, ``unpack`` in whichever thread reads records, so each gets its own)
-_compressors: dict[int, zstandard.ZstdCompressor] = {}
+_compressors: dict[tuple[int, int], zstandard.ZstdCompressor] = {}  # (thread, level)
 _decompressors: dict[int, zstandard.ZstdDecompressor] = {}
 
 
-def _compressor() -> zstandard.ZstdCompressor:
-    key = threading.get_ident()
+def _compressor(level: int = LEVEL) -> zstandard.ZstdCompressor:
+    key = (threading.get_ident(), level)
     found = _compressors.get(key)
     if found is None:
         import zstandard
 
-        found = _compressors[key] = zstandard.ZstdCompressor(level=LEVEL)
+        found = _compressors[key] = zstandard.ZstdCompressor(level=level)
     return found
 
 
@@ -58,10 +65,10 @@ def pack(line: str | bytes) -> bytes:
     return packer()(line)
 
 
-def packer() -> Callable[[str | bytes], bytes]:
-    """``pack``, bound to this thread's compressor: for a run of lines packed one after
-    another (``store.preparing.Preparing``)."""
-    compress = _compressor().compress
+def packer(level: int = LEVEL) -> Callable[[str | bytes], bytes]:
+    """``pack``, bound to this thread's compressor (at ``level``): for a run of lines
+    packed one after another (``store.preparing.Preparing``)."""
+    compress = _compressor(level).compress
 
     def pack_one(line: str | bytes) -> bytes:
         return compress(line.encode() if isinstance(line, str) else line)

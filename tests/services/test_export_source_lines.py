@@ -20,8 +20,8 @@ from ragreview.store import records as store_records
 from ragreview.store import settings as store_settings
 from tests.formats.helpers import FIXTURES, HANDWRITTEN, run
 
-# one file of each family whose writer is ``write_lines`` alone; MT-RAG keeps its
-# sources as text, the others compressed
+# one file of each family whose writer is ``write_lines`` alone (each stores its
+# sources compressed; an older import's MT-RAG sources are text)
 FILES = {
     "ragbench": HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl",
     "factscore": FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl",

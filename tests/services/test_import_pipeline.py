@@ -19,6 +19,7 @@ from tests.formats.helpers import FIXTURES, HANDWRITTEN, run
 
 RAGBENCH = HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl"
 FACTSCORE = FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl"
+MTRAG = FIXTURES / "mtrag" / "responses-10.jsonl"  # (its sources packed at FAST_LEVEL)
 DEFAULTS = {name: default for name, (default, _) in store_settings.metric_settings().items()}
 
 
@@ -149,7 +150,7 @@ def test_a_large_file_imports_through_a_worker_from_the_real_command(run_cli, tm
     assert db.conn.execute("SELECT count(*) FROM records").fetchone()[0] == count
 
 
-@pytest.mark.parametrize("source", [RAGBENCH, FACTSCORE])
+@pytest.mark.parametrize("source", [RAGBENCH, FACTSCORE, MTRAG])
 def test_a_batch_prepared_at_once_is_each_record_prepared_alone(tmp_path, source) -> None:
     """``Preparing`` compresses and hashes a batch's sources at ``take`` (issue 27): the
     same Prepared values as preparing each record alone, errors kept in their place, each
@@ -177,7 +178,7 @@ def test_a_batch_prepared_at_once_is_each_record_prepared_alone(tmp_path, source
         if isinstance(prepared, InputError):
             continue
         line = entry.raw if entry.raw is not None else entry.source.encode()
-        if prepared.stored_source is None:  # (MT-RAG-like sources stay text: none here)
+        if prepared.stored_source is None:  # (a record without a source line)
             assert prepared.source == entry.source
             continue
         assert source_blob.unpack_bytes(prepared.stored_source) == line

@@ -225,12 +225,12 @@ def test_a_field_only_the_compressed_source_holds_still_filters(tmp_path) -> Non
     assert len(browse.rowids(reader, path.stem, flt)) == 2
 
 
-# file -> how its records' sources are stored: compressed; MT-RAG's as text (its metrics
-# read the text in SQL)
+# file -> how its records' sources are stored: compressed, every family's (MT-RAG's too:
+# its metrics unpack it, ``metric_writes._with_source``)
 LINE_FIXTURES = {
     FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl": "blob",
-    FIXTURES / "mtrag" / "responses-10.jsonl": "text",
-    FIXTURES / "mtrag" / "taskb_input.jsonl": "text",
+    FIXTURES / "mtrag" / "responses-10.jsonl": "blob",
+    FIXTURES / "mtrag" / "taskb_input.jsonl": "blob",
     RAGBENCH: "blob",
 }
 
