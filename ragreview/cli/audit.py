@@ -13,6 +13,7 @@ import click
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
 from ..core.gc_pause import gc_paused
+from ..core.quick_handoffs import quick_handoffs
 from ..core.safe_text import json_for_terminal, printable, printable_all
 from ..store import review_queries, reviewer_layers
 from ..store import settings as store_settings
@@ -184,7 +185,8 @@ def agreement(
         return
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
-        with gc_paused():
+        # (quick_handoffs: the report's threads hand the interpreter to each other)
+        with gc_paused(), quick_handoffs():
             # (the text report's module loads Rich; the HTML one, its writer)
             outputs = [".audit_text"] if not as_json else []
             outputs += ["..services.report_html", "..services.output_file"] if html_path else []
