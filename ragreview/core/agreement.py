@@ -284,9 +284,10 @@ def bootstrap_ci(
 
 
 def import_bootstrap() -> None:
-    """Import what ``bootstrap_cis`` draws with (numpy) ahead of the call, where the
-    caller has something to wait for meanwhile."""
-    import numpy  # noqa: F401
+    """Import what ``bootstrap_cis`` draws with (numpy, and its ``random``, which
+    ``import numpy`` leaves to its first use) ahead of the call, where the caller has
+    something to wait for meanwhile."""
+    import numpy.random  # noqa: F401
 
 
 # resamples drawn at a time: 32 × n indices in memory, not resamples × n (at n = 10,000
