@@ -12,7 +12,7 @@ import click
 
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
-from ..core.gc_pause import gc_paused
+from ..core.gc_pause import gc_paused, skip_final_collection
 from ..core.quick_handoffs import quick_handoffs
 from ..core.safe_text import json_for_terminal, printable, printable_all
 from ..store import review_queries, reviewer_layers
@@ -183,6 +183,7 @@ def agreement(
             path, db, dataset, as_json, seed, resamples, all_reviewed, base, candidate
         )
         return
+    skip_final_collection()  # (the process ends after the report: see there)
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
         # (quick_handoffs: the report's threads hand the interpreter to each other)
