@@ -293,9 +293,10 @@ def import_bootstrap() -> None:
 # resamples drawn at a time: 32 × n indices in memory, not resamples × n (at n = 10,000
 # they stay in the L2 cache while every metric takes from them: 64 rows were ~15% slower)
 RESAMPLE_CHUNK = 32
-# at most this many resamples' values of all the series of one length in memory at a
-# time (a chunk has fewer rows where there are more than four such series)
-TAKEN_ROWS = 128
+# at most this many bytes of the values taken for all the series of one length at a
+# time: a chunk has fewer rows where there are many series or records (26 rows for
+# four series of 10,000 records), so memory stays bounded whatever their number
+TAKE_BYTES = 8 << 20
 
 
 def bootstrap_cis(
@@ -331,7 +332,7 @@ def bootstrap_cis(
         table = np.array([np.asarray(series[i], dtype=np.float64) for i in members])
         sums = np.empty((len(members), resamples))
         rng = np.random.default_rng(seed)
-        rows = max(1, min(RESAMPLE_CHUNK, TAKEN_ROWS // len(members)))
+        rows = max(1, min(RESAMPLE_CHUNK, TAKE_BYTES // (8 * len(members) * n)))
         # (one buffer for every take: no page faults)
         drawn = np.empty(len(members) * rows * n)
         for start in range(0, resamples, rows):

@@ -236,13 +236,18 @@ def _plain_bootstrap_ci(diffs: list[float], seed: int, resamples: int) -> tuple[
 
 
 @pytest.mark.parametrize("same_length", [1, 4, 5, 33])
-def test_series_drawn_together_have_each_their_own_plain_interval(same_length: int) -> None:
+@pytest.mark.parametrize("take_bytes", [8 << 20, 8 * 997 * 7, 1])
+def test_series_drawn_together_have_each_their_own_plain_interval(
+    same_length: int, take_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``bootstrap_cis`` takes the values of every series of one length in one go, in
-    chunks of fewer rows where there are many such series (5: 25 rows, an odd count;
-    33: 3 rows): each interval is still the one the plain definition gives the series
-    alone, to the last bit. Mostly-zero series, as most records' reviewed metric equals
-    the judge's."""
+    chunks of fewer rows where there are many such series or records (``TAKE_BYTES``:
+    here 32 rows, 31 for 33 series, 7, and 1): each interval is still
+    the one the plain definition gives the series alone, to the last bit. Mostly-zero
+    series, as most records' reviewed metric equals the judge's."""
     from ragreview.core import agreement
+
+    monkeypatch.setattr(agreement, "TAKE_BYTES", take_bytes)
 
     rng = random.Random(same_length)
     series = [
