@@ -6,8 +6,9 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# (CPython's default is 5 ms)
-HANDOFF_SECONDS = 0.0005
+# (CPython's default is 5 ms; at 10,000 reviewed records under load, 5, 1, 0.5 and 0.2 ms
+# gave `agreement --json` median walls of 4.3, 3.5, 3.2 and 2.8 s for the same CPU)
+HANDOFF_SECONDS = 0.0002
 
 
 @contextmanager
