@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, mul, sub
@@ -357,32 +357,64 @@ def metric_stats(
     return metrics_stats({"": pairs}, seed, resamples)[""]
 
 
+def metric_diffs(pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]]) -> list[list[float]]:
+    """Each metric's judge − reviewed differences, in the mapping's order: the series
+    ``metrics_stats`` bootstraps (``bootstrap_cis(metric_diffs(p), seed, resamples)``)."""
+    return [
+        list(map(sub, map(float, map(_first, pairs)), map(float, map(_second, pairs))))
+        for pairs in pairs_by_metric.values()
+    ]
+
+
 def metrics_stats(
     pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]],
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
+    cis: Callable[[], Sequence[tuple[float, float] | None]] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """``metric_stats`` of each metric, their bootstraps drawn together (``bootstrap_cis``)."""
+    """``metric_stats`` of each metric, their bootstraps drawn together (``bootstrap_cis``).
+
+    ``cis``: where the intervals are drawn elsewhere (the report draws them on a thread
+    of their own), what returns them, ``bootstrap_cis(metric_diffs(pairs_by_metric),
+    seed, resamples)``; it is called after the other statistics are computed, so that
+    they are computed while the bootstrap is still drawn."""
     judges = {name: list(map(float, map(_first, pairs))) for name, pairs in pairs_by_metric.items()}
     reviews = {
         name: list(map(float, map(_second, pairs))) for name, pairs in pairs_by_metric.items()
     }
-    diffs = [list(map(sub, judges[n], reviews[n])) for n in pairs_by_metric]  # j - e
-    cis = bootstrap_cis(diffs, seed, resamples)
+    described = {name: _described(judges[name], reviews[name]) for name in pairs_by_metric}
+    drawn: Sequence[tuple[float, float] | None]
+    if cis is None:
+        diffs = [list(map(sub, judges[n], reviews[n])) for n in pairs_by_metric]  # j - e
+        drawn = bootstrap_cis(diffs, seed, resamples)
+    else:
+        drawn = cis()
     out = {}
-    for name, ci in zip(pairs_by_metric, cis):
-        judge, reviewed = judges[name], reviews[name]
-        judge_mean, reviewed_mean = mean(judge), mean(reviewed)
-        bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
+    for (name, block), ci in zip(described.items(), drawn):
         out[name] = {
-            "n": len(judge),
-            "judge_mean": judge_mean,
-            "effective_mean": reviewed_mean,
-            "bias": bias,
+            "n": block["n"],
+            "judge_mean": block["judge_mean"],
+            "effective_mean": block["effective_mean"],
+            "bias": block["bias"],
             "ci_low": None if ci is None else ci[0],
             "ci_high": None if ci is None else ci[1],
-            "pearson": pearson(judge, reviewed),
-            "spearman": spearman(judge, reviewed),
-            "rmse": rmse(judge, reviewed),
+            "pearson": block["pearson"],
+            "spearman": block["spearman"],
+            "rmse": block["rmse"],
         }
     return out
+
+
+def _described(judge: list[float], reviewed: list[float]) -> dict[str, Any]:
+    """A metric's block but its interval (``metrics_stats``' keys, in their order)."""
+    judge_mean, reviewed_mean = mean(judge), mean(reviewed)
+    bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
+    return {
+        "n": len(judge),
+        "judge_mean": judge_mean,
+        "effective_mean": reviewed_mean,
+        "bias": bias,
+        "pearson": pearson(judge, reviewed),
+        "spearman": spearman(judge, reviewed),
+        "rmse": rmse(judge, reviewed),
+    }

@@ -20,9 +20,11 @@ from .agreement import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     binary_stats_of_counts,
+    bootstrap_cis,
     cohen_kappa,
     import_bootstrap,
     krippendorff_alpha_nominal,
+    metric_diffs,
     metrics_stats,
     multiclass_stats_of_counts,
     percent_agreement,
@@ -197,16 +199,17 @@ class Background:
         return self._out
 
 
-def _metrics_of(
+def _cis_of(
     pairs: Mapping[str, Sequence[tuple[float, float]]] | Background, seed: int, resamples: int
-) -> dict[str, dict[str, Any]]:
-    if not isinstance(pairs, Background):
-        return metrics_stats(pairs, seed, resamples)
-    # numpy (the bootstrap's) is imported while SQLite reads the pairs on their own
-    # thread, which lets go of the interpreter, rather than after them: the import was
-    # a third of this thread's time
-    import_bootstrap()
-    return metrics_stats(pairs.result(), seed, resamples)
+) -> list[tuple[float, float] | None]:
+    """The metrics' bootstrap intervals (``metrics_stats``' ``cis``)."""
+    if isinstance(pairs, Background):
+        # numpy (the bootstrap's) is imported while SQLite reads the pairs on their own
+        # thread, which lets go of the interpreter, rather than after them: the import
+        # was a third of this thread's time
+        import_bootstrap()
+        return bootstrap_cis(metric_diffs(pairs.result()), seed, resamples)
+    return bootstrap_cis(metric_diffs(pairs), seed, resamples)
 
 
 def build(
@@ -233,10 +236,8 @@ def build(
     warnings: list[str] = []
     # The metrics' bootstrap runs mostly inside numpy, which lets go of the interpreter:
     # it runs beside the label count below, on a second core where there is one.
-    metrics_done = (
-        None
-        if pairs_by_metric is None
-        else Background(_metrics_of, pairs_by_metric, seed, resamples)
+    cis_drawn = (
+        None if pairs_by_metric is None else Background(_cis_of, pairs_by_metric, seed, resamples)
     )
     tally, blind_tally = LabelTally(), LabelTally(human_names_only=True)
     records = blind_records = 0
@@ -258,11 +259,16 @@ def build(
 
     if meanwhile is not None:
         meanwhile()
-    if metrics_done is None:
+    if pairs_by_metric is None or cis_drawn is None:
         metrics: dict[str, Any] = {}
         warnings.append("no per-record metrics were given: the metrics section is empty")
     else:
-        metrics = metrics_done.result()
+        pairs = (
+            pairs_by_metric.result() if isinstance(pairs_by_metric, Background) else pairs_by_metric
+        )
+        # the means, correlations and errors are computed here while the intervals are
+        # still drawn (numpy lets go of the interpreter), not after them on their thread
+        metrics = metrics_stats(pairs, seed, resamples, cis=cis_drawn.result)
         few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]
         if few:
             warnings.append(

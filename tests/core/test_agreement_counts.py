@@ -163,6 +163,29 @@ def test_metrics_drawn_together_equal_each_drawn_alone() -> None:
     assert together == {n: agreement.metric_stats(p, 4, 300) for n, p in by_metric.items()}
 
 
+def test_metrics_with_intervals_drawn_elsewhere_equal_those_drawn_in_place() -> None:
+    # the report draws the intervals on their own thread (``cis``) and computes the rest
+    # meanwhile: same numbers, same keys in the same order as drawing them in place
+    rng = random.Random(6)
+    by_metric = {
+        name: [(rng.random(), rng.choice([0.0, 1.0])) for _ in range(size)]
+        for name, size in (("a", 40), ("b", 13), ("c", 0))
+    }
+    in_place = agreement.metrics_stats(by_metric, seed=2, resamples=300)
+    drawn = agreement.bootstrap_cis(agreement.metric_diffs(by_metric), 2, 300)
+    elsewhere = agreement.metrics_stats(by_metric, seed=2, resamples=300, cis=lambda: drawn)
+    assert elsewhere == in_place
+    assert [list(b) for b in elsewhere.values()] == [list(b) for b in in_place.values()]
+    assert list(in_place["a"]) == [
+        "n", "judge_mean", "effective_mean", "bias", "ci_low", "ci_high",
+        "pearson", "spearman", "rmse",
+    ]  # fmt: skip
+    background = agreement_report.Background(lambda: by_metric)
+    reviewed: list[agreement_report.Reviewed] = []
+    report = agreement_report.build(reviewed, background, seed=2, resamples=300)
+    assert report["metrics"] == in_place
+
+
 def test_negative_seed_is_refused() -> None:
     with pytest.raises(ValueError, match="seed"):
         agreement.bootstrap_ci([1.0, 2.0], seed=-1)
