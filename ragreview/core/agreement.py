@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, mul, sub
@@ -370,27 +370,43 @@ def metrics_stats(
     pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]],
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
-    cis: Callable[[], Sequence[tuple[float, float] | None]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """``metric_stats`` of each metric, their bootstraps drawn together (``bootstrap_cis``).
+    (The report computes the two halves on different threads: ``metrics_described`` and
+    the intervals, put together by ``with_intervals``.)"""
+    cis = bootstrap_cis(metric_diffs(pairs_by_metric), seed, resamples)
+    return with_intervals(metrics_described(pairs_by_metric), cis)
 
-    ``cis``: where the intervals are drawn elsewhere (the report draws them on a thread
-    of their own), what returns them, ``bootstrap_cis(metric_diffs(pairs_by_metric),
-    seed, resamples)``; it is called after the other statistics are computed, so that
-    they are computed while the bootstrap is still drawn."""
-    judges = {name: list(map(float, map(_first, pairs))) for name, pairs in pairs_by_metric.items()}
-    reviews = {
-        name: list(map(float, map(_second, pairs))) for name, pairs in pairs_by_metric.items()
-    }
-    described = {name: _described(judges[name], reviews[name]) for name in pairs_by_metric}
-    drawn: Sequence[tuple[float, float] | None]
-    if cis is None:
-        diffs = [list(map(sub, judges[n], reviews[n])) for n in pairs_by_metric]  # j - e
-        drawn = bootstrap_cis(diffs, seed, resamples)
-    else:
-        drawn = cis()
+
+def metrics_described(
+    pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]],
+) -> dict[str, dict[str, Any]]:
+    """Each metric's ``metrics_stats`` block but its interval."""
     out = {}
-    for (name, block), ci in zip(described.items(), drawn):
+    for name, pairs in pairs_by_metric.items():
+        judge = list(map(float, map(_first, pairs)))
+        reviewed = list(map(float, map(_second, pairs)))
+        judge_mean, reviewed_mean = mean(judge), mean(reviewed)
+        bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
+        out[name] = {
+            "n": len(judge),
+            "judge_mean": judge_mean,
+            "effective_mean": reviewed_mean,
+            "bias": bias,
+            "pearson": pearson(judge, reviewed),
+            "spearman": spearman(judge, reviewed),
+            "rmse": rmse(judge, reviewed),
+        }
+    return out
+
+
+def with_intervals(
+    described: Mapping[str, Mapping[str, Any]], cis: Sequence[tuple[float, float] | None]
+) -> dict[str, dict[str, Any]]:
+    """``metrics_described``' blocks with each metric's interval (``bootstrap_cis`` of
+    ``metric_diffs``, in the same order), keys in the documented order."""
+    out = {}
+    for (name, block), ci in zip(described.items(), cis):
         out[name] = {
             "n": block["n"],
             "judge_mean": block["judge_mean"],
@@ -403,18 +419,3 @@ def metrics_stats(
             "rmse": block["rmse"],
         }
     return out
-
-
-def _described(judge: list[float], reviewed: list[float]) -> dict[str, Any]:
-    """A metric's block but its interval (``metrics_stats``' keys, in their order)."""
-    judge_mean, reviewed_mean = mean(judge), mean(reviewed)
-    bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
-    return {
-        "n": len(judge),
-        "judge_mean": judge_mean,
-        "effective_mean": reviewed_mean,
-        "bias": bias,
-        "pearson": pearson(judge, reviewed),
-        "spearman": spearman(judge, reviewed),
-        "rmse": rmse(judge, reviewed),
-    }
