@@ -12,7 +12,8 @@ import click
 
 from ..core import agreement_report
 from ..core.agreement import BOOTSTRAP_RESAMPLES
-from ..core.gc_pause import gc_paused
+from ..core.gc_pause import gc_paused, skip_final_collection
+from ..core.quick_handoffs import quick_handoffs
 from ..core.safe_text import json_for_terminal, printable, printable_all
 from ..store import review_queries, reviewer_layers
 from ..store import settings as store_settings
@@ -20,6 +21,12 @@ from . import cli
 from .common import remember_db, user_errors
 from .options import dataset_option, db_option, json_option
 from .session import open_target
+
+# ``formats.catalogue.without_rubric()``, the formats none of whose records declares
+# human metrics, written out: the catalogue imports every format adapter, 40-45 ms of
+# the report's main thread after the label count, for this one set (issue 27); a test
+# (tests/cli/test_agreement_cli.py) keeps it equal to the catalogue's.
+RUBRIC_FREE_FORMATS = frozenset({"factscore", "mtrag", "ragas", "ragbench", "rgb", "safe"})
 
 
 def build_report(
@@ -97,9 +104,7 @@ def build_report(
                 f"on: {', '.join(flagged)}; sharpen the guidelines before the judge"
             )
         report = {"humans_first": first, **report}
-    from ..formats.catalogue import without_rubric  # (loaded by _import_sections)
-
-    annotators = reviewer_layers.annotator_report(db, dataset, without_rubric())
+    annotators = reviewer_layers.annotator_report(db, dataset, RUBRIC_FREE_FORMATS)
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators
         # and the reviewer's own values of them against each annotator and the aggregate
@@ -114,7 +119,6 @@ def _import_sections(outputs: Iterable[str]) -> None:
     it, need while the metrics' bootstrap is still drawn on its thread
     (``agreement_report.build``'s ``meanwhile``), rather than before the report's
     threads start or after the bootstrap."""
-    from ..formats import catalogue  # noqa: F401
     from ..services import estimates, humans_first, merging, rule_agreement, run_compare  # noqa: F401
     from ..store import run_layers  # noqa: F401
 
@@ -182,9 +186,11 @@ def agreement(
             path, db, dataset, as_json, seed, resamples, all_reviewed, base, candidate
         )
         return
+    skip_final_collection()  # (the process ends after the report: see there)
     with user_errors():
         opened = open_target(path, db, dataset, read_only=True)
-        with gc_paused():
+        # (quick_handoffs: the report's threads hand the interpreter to each other)
+        with gc_paused(), quick_handoffs():
             # (the text report's module loads Rich; the HTML one, its writer)
             outputs = [".audit_text"] if not as_json else []
             outputs += ["..services.report_html", "..services.output_file"] if html_path else []

@@ -284,15 +284,19 @@ def bootstrap_ci(
 
 
 def import_bootstrap() -> None:
-    """Import what ``bootstrap_cis`` draws with (numpy) ahead of the call, where the
-    caller has something to wait for meanwhile."""
-    import numpy  # noqa: F401
+    """Import what ``bootstrap_cis`` draws with (numpy, and its ``random``, which
+    ``import numpy`` leaves to its first use) ahead of the call, where the caller has
+    something to wait for meanwhile."""
+    import numpy.random  # noqa: F401
 
 
 # resamples drawn at a time: 32 × n indices in memory, not resamples × n (at n = 10,000
-# they stay in the L2 cache while every metric takes from them: 64 rows were ~15% slower;
-# an even number, so that each chunk takes whole 64-bit draws and the stream is one)
+# they stay in the L2 cache while every metric takes from them: 64 rows were ~15% slower)
 RESAMPLE_CHUNK = 32
+# at most this many bytes of the values taken for all the series of one length at a
+# time: a chunk has fewer rows where there are many series or records (26 rows for
+# four series of 10,000 records), so memory stays bounded whatever their number
+TAKE_BYTES = 8 << 20
 
 
 def bootstrap_cis(
@@ -305,8 +309,14 @@ def bootstrap_cis(
 
     The draw depends only on the seed and the series' length, so series of the same
     length share one draw: the result is each series' own ``bootstrap_ci``, for the cost
-    of one. The indices come in chunks of ``RESAMPLE_CHUNK`` rows, which numpy's
-    generator yields as the same stream as one ``(resamples, n)`` array.
+    of one. The indices come in chunks of at most ``RESAMPLE_CHUNK`` rows, which
+    numpy's generator yields as the same stream as one ``(resamples, n)`` array.
+
+    Each chunk takes the values of every series of that length in one ``take`` and sums
+    them in one ``sum`` (each resample's values still summed as one contiguous row, so
+    the same floats): the report runs this beside the label count, and every numpy
+    call that lets go of the interpreter has to wait to get it back from the count,
+    so fewer calls finish sooner (issue 27: three per chunk, not one per series).
     """
     if seed < 0:
         raise ValueError(f"the bootstrap seed must be 0 or more, got {seed}")
@@ -319,18 +329,19 @@ def bootstrap_cis(
             by_length.setdefault(len(values), []).append(i)
     tail = (1 - level) / 2
     for n, members in by_length.items():
-        rows = [np.asarray(series[i], dtype=np.float64) for i in members]
+        table = np.array([np.asarray(series[i], dtype=np.float64) for i in members])
         sums = np.empty((len(members), resamples))
         rng = np.random.default_rng(seed)
-        drawn = np.empty((RESAMPLE_CHUNK, n))  # (one buffer for every take: no page faults)
-        for start in range(0, resamples, RESAMPLE_CHUNK):
-            idx = rng.integers(0, n, size=(min(RESAMPLE_CHUNK, resamples - start), n))
-            into = drawn[: len(idx)]
-            for row, column in enumerate(rows):
-                # mode="wrap": the indices are in range, so the values are take's own; it
-                # skips take's bounds check, a fifth of the bootstrap's instructions
-                np.take(column, idx, mode="wrap", out=into)
-                sums[row, start : start + len(idx)] = into.sum(axis=1)
+        rows = max(1, min(RESAMPLE_CHUNK, TAKE_BYTES // (8 * len(members) * n)))
+        # (one buffer for every take: no page faults)
+        drawn = np.empty(len(members) * rows * n)
+        for start in range(0, resamples, rows):
+            idx = rng.integers(0, n, size=(min(rows, resamples - start), n))
+            into = drawn[: len(members) * idx.size].reshape(len(members), len(idx), n)
+            # mode="wrap": the indices are in range, so the values are take's own; it
+            # skips take's bounds check, a fifth of the bootstrap's instructions
+            np.take(table, idx, axis=1, mode="wrap", out=into)
+            sums[:, start : start + len(idx)] = into.sum(axis=2)
         for row, i in enumerate(members):
             means = sorted((sums[row] / n).tolist())
             out[i] = (percentile(means, tail), percentile(means, 1 - tail))
@@ -346,21 +357,35 @@ def metric_stats(
     return metrics_stats({"": pairs}, seed, resamples)[""]
 
 
+def metric_diffs(pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]]) -> list[list[float]]:
+    """Each metric's judge − reviewed differences, in the mapping's order: the series
+    ``metrics_stats`` bootstraps (``bootstrap_cis(metric_diffs(p), seed, resamples)``)."""
+    return [
+        list(map(sub, map(float, map(_first, pairs)), map(float, map(_second, pairs))))
+        for pairs in pairs_by_metric.values()
+    ]
+
+
 def metrics_stats(
     pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]],
     seed: int = BOOTSTRAP_SEED,
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, dict[str, Any]]:
-    """``metric_stats`` of each metric, their bootstraps drawn together (``bootstrap_cis``)."""
-    judges = {name: list(map(float, map(_first, pairs))) for name, pairs in pairs_by_metric.items()}
-    reviews = {
-        name: list(map(float, map(_second, pairs))) for name, pairs in pairs_by_metric.items()
-    }
-    diffs = [list(map(sub, judges[n], reviews[n])) for n in pairs_by_metric]  # j - e
-    cis = bootstrap_cis(diffs, seed, resamples)
+    """``metric_stats`` of each metric, their bootstraps drawn together (``bootstrap_cis``).
+    (The report computes the two halves on different threads: ``metrics_described`` and
+    the intervals, put together by ``with_intervals``.)"""
+    cis = bootstrap_cis(metric_diffs(pairs_by_metric), seed, resamples)
+    return with_intervals(metrics_described(pairs_by_metric), cis)
+
+
+def metrics_described(
+    pairs_by_metric: Mapping[str, Sequence[tuple[float, float]]],
+) -> dict[str, dict[str, Any]]:
+    """Each metric's ``metrics_stats`` block but its interval."""
     out = {}
-    for name, ci in zip(pairs_by_metric, cis):
-        judge, reviewed = judges[name], reviews[name]
+    for name, pairs in pairs_by_metric.items():
+        judge = list(map(float, map(_first, pairs)))
+        reviewed = list(map(float, map(_second, pairs)))
         judge_mean, reviewed_mean = mean(judge), mean(reviewed)
         bias = None if judge_mean is None or reviewed_mean is None else judge_mean - reviewed_mean
         out[name] = {
@@ -368,10 +393,29 @@ def metrics_stats(
             "judge_mean": judge_mean,
             "effective_mean": reviewed_mean,
             "bias": bias,
-            "ci_low": None if ci is None else ci[0],
-            "ci_high": None if ci is None else ci[1],
             "pearson": pearson(judge, reviewed),
             "spearman": spearman(judge, reviewed),
             "rmse": rmse(judge, reviewed),
+        }
+    return out
+
+
+def with_intervals(
+    described: Mapping[str, Mapping[str, Any]], cis: Sequence[tuple[float, float] | None]
+) -> dict[str, dict[str, Any]]:
+    """``metrics_described``' blocks with each metric's interval (``bootstrap_cis`` of
+    ``metric_diffs``, in the same order), keys in the documented order."""
+    out = {}
+    for (name, block), ci in zip(described.items(), cis):
+        out[name] = {
+            "n": block["n"],
+            "judge_mean": block["judge_mean"],
+            "effective_mean": block["effective_mean"],
+            "bias": block["bias"],
+            "ci_low": None if ci is None else ci[0],
+            "ci_high": None if ci is None else ci[1],
+            "pearson": block["pearson"],
+            "spearman": block["spearman"],
+            "rmse": block["rmse"],
         }
     return out

@@ -20,12 +20,16 @@ from .agreement import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     binary_stats_of_counts,
+    bootstrap_cis,
     cohen_kappa,
     import_bootstrap,
     krippendorff_alpha_nominal,
+    metric_diffs,
+    metrics_described,
     metrics_stats,
     multiclass_stats_of_counts,
     percent_agreement,
+    with_intervals,
 )
 from .families import task_family
 from .labels import CATALOGUE, LabelSpec, Layer, effective
@@ -197,16 +201,22 @@ class Background:
         return self._out
 
 
-def _metrics_of(
-    pairs: Mapping[str, Sequence[tuple[float, float]]] | Background, seed: int, resamples: int
-) -> dict[str, dict[str, Any]]:
-    if not isinstance(pairs, Background):
-        return metrics_stats(pairs, seed, resamples)
-    # numpy (the bootstrap's) is imported while SQLite reads the pairs on their own
-    # thread, which lets go of the interpreter, rather than after them: the import was
-    # a third of this thread's time
-    import_bootstrap()
-    return metrics_stats(pairs.result(), seed, resamples)
+def _metrics_apart(
+    pairs: Mapping[str, Sequence[tuple[float, float]]] | Background,
+    seed: int,
+    resamples: int,
+    claim: threading.Lock,
+) -> tuple[list[tuple[float, float] | None], dict[str, dict[str, Any]] | None]:
+    """The metrics' bootstrap intervals, and the rest of their blocks
+    (``metrics_described``) if this thread is the first to ``claim`` them, else None."""
+    if isinstance(pairs, Background):
+        # numpy (the bootstrap's) is imported while SQLite reads the pairs on their own
+        # thread, which lets go of the interpreter, rather than after them: the import
+        # was a third of this thread's time
+        import_bootstrap()
+    values = pairs.result() if isinstance(pairs, Background) else pairs
+    cis = bootstrap_cis(metric_diffs(values), seed, resamples)
+    return cis, metrics_described(values) if claim.acquire(blocking=False) else None
 
 
 def build(
@@ -233,10 +243,13 @@ def build(
     warnings: list[str] = []
     # The metrics' bootstrap runs mostly inside numpy, which lets go of the interpreter:
     # it runs beside the label count below, on a second core where there is one.
-    metrics_done = (
+    # The rest of the metrics' blocks is computed by whichever thread is free first: this
+    # one once the labels are counted, or the metrics' once the intervals are drawn.
+    claim = threading.Lock()
+    apart = (
         None
         if pairs_by_metric is None
-        else Background(_metrics_of, pairs_by_metric, seed, resamples)
+        else Background(_metrics_apart, pairs_by_metric, seed, resamples, claim)
     )
     tally, blind_tally = LabelTally(), LabelTally(human_names_only=True)
     records = blind_records = 0
@@ -258,11 +271,21 @@ def build(
 
     if meanwhile is not None:
         meanwhile()
-    if metrics_done is None:
+    if pairs_by_metric is None or apart is None:
         metrics: dict[str, Any] = {}
         warnings.append("no per-record metrics were given: the metrics section is empty")
     else:
-        metrics = metrics_done.result()
+        if claim.acquire(blocking=False):  # the intervals are still drawn: meanwhile
+            pairs = (
+                pairs_by_metric.result()
+                if isinstance(pairs_by_metric, Background)
+                else pairs_by_metric
+            )
+            described = metrics_described(pairs)
+            cis, _ = apart.result()
+        else:
+            cis, described = apart.result()
+        metrics = with_intervals(described, cis)
         few = [f"{n} {b['n']}" for n, b in metrics.items() if b["n"] < MIN_METRIC_RECORDS]
         if few:
             warnings.append(

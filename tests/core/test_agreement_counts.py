@@ -10,7 +10,9 @@ defines it, and the bootstrap written out as docs/agreement.md describes it.
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -161,6 +163,42 @@ def test_metrics_drawn_together_equal_each_drawn_alone() -> None:
     }
     together = agreement.metrics_stats(by_metric, seed=4, resamples=300)
     assert together == {n: agreement.metric_stats(p, 4, 300) for n, p in by_metric.items()}
+
+
+def test_metrics_computed_in_halves_equal_those_computed_at_once() -> None:
+    # the report draws the intervals on their own thread and computes the rest on
+    # whichever thread is free first: same numbers, same keys in the same order
+    rng = random.Random(6)
+    by_metric = {
+        name: [(rng.random(), rng.choice([0.0, 1.0])) for _ in range(size)]
+        for name, size in (("a", 40), ("b", 13), ("c", 0))
+    }
+    at_once = agreement.metrics_stats(by_metric, seed=2, resamples=300)
+    cis = agreement.bootstrap_cis(agreement.metric_diffs(by_metric), 2, 300)
+    halves = agreement.with_intervals(agreement.metrics_described(by_metric), cis)
+    assert [list(b.items()) for b in halves.values()] == [list(b.items()) for b in at_once.values()]
+    assert list(at_once["a"]) == [
+        "n", "judge_mean", "effective_mean", "bias", "ci_low", "ci_high",
+        "pearson", "spearman", "rmse",
+    ]  # fmt: skip
+    assert at_once["a"]["ci_low"] is not None and at_once["c"]["ci_low"] is None
+
+    # in the report, with the pairs read on a thread or given, and a count that ends
+    # at once (the counting thread computes the rest) or late (the metrics' thread
+    # does): the same blocks
+    def late() -> Iterator[agreement_report.Reviewed]:
+        time.sleep(0.3)
+        yield from ()
+
+    for pairs, reviewed in (
+        (by_metric, []),
+        (agreement_report.Background(lambda: by_metric), []),
+        (by_metric, late()),
+    ):
+        report = agreement_report.build(reviewed, pairs, seed=2, resamples=300)
+        assert [list(b.items()) for b in report["metrics"].values()] == [
+            list(b.items()) for b in at_once.values()
+        ]
 
 
 def test_negative_seed_is_refused() -> None:

@@ -219,3 +219,42 @@ def test_the_chunked_bootstrap_draws_what_one_array_of_every_resample_draws(
     chunked = agreement.bootstrap_cis(series, seed=5, resamples=resamples)
     monkeypatch.setattr(agreement, "RESAMPLE_CHUNK", resamples)
     assert chunked == agreement.bootstrap_cis(series, seed=5, resamples=resamples)
+
+
+def _plain_bootstrap_ci(diffs: list[float], seed: int, resamples: int) -> tuple[float, float]:
+    """``bootstrap_ci`` as its docstring defines it, with nothing shared or chunked: one
+    ``rng.integers(0, n, size=(resamples, n))``, each row's values summed as one row,
+    the means sorted and their (1 − 0.95) / 2 and (1 + 0.95) / 2 quantiles interpolated
+    (as ``bootstrap_ci`` computes them: 0.025000000000000022, not 0.025)."""
+    import numpy as np
+
+    n = len(diffs)
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    means = sorted((np.asarray(diffs)[idx].sum(axis=1) / n).tolist())
+    tail = (1 - 0.95) / 2
+    return percentile(means, tail), percentile(means, 1 - tail)
+
+
+@pytest.mark.parametrize("same_length", [1, 4, 5, 33])
+@pytest.mark.parametrize("take_bytes", [8 << 20, 8 * 997 * 7, 1])
+def test_series_drawn_together_have_each_their_own_plain_interval(
+    same_length: int, take_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bootstrap_cis`` takes the values of every series of one length in one go, in
+    chunks of fewer rows where there are many such series or records (``TAKE_BYTES``:
+    here 32 rows, 31 for 33 series, 7, and 1): each interval is still
+    the one the plain definition gives the series alone, to the last bit. Mostly-zero
+    series, as most records' reviewed metric equals the judge's."""
+    from ragreview.core import agreement
+
+    monkeypatch.setattr(agreement, "TAKE_BYTES", take_bytes)
+
+    rng = random.Random(same_length)
+    series = [
+        [rng.uniform(-1, 1) if rng.random() < 0.15 else 0.0 for _ in range(997)]
+        for _ in range(same_length)
+    ]
+    series += [[rng.uniform(-1, 1) for _ in range(40)], []]  # another length, and none
+    got = agreement.bootstrap_cis(series, seed=3, resamples=301)
+    assert got[-1] is None
+    assert got[:-1] == [_plain_bootstrap_ci(s, 3, 301) for s in series[:-1]]
