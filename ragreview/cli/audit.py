@@ -22,12 +22,6 @@ from .common import remember_db, user_errors
 from .options import dataset_option, db_option, json_option
 from .session import open_target
 
-# ``formats.catalogue.without_rubric()``, the formats none of whose records declares
-# human metrics, written out: the catalogue imports every format adapter, 40-45 ms of
-# the report's main thread after the label count, for this one set (issue 27); a test
-# (tests/cli/test_agreement_cli.py) keeps it equal to the catalogue's.
-RUBRIC_FREE_FORMATS = frozenset({"factscore", "mtrag", "ragas", "ragbench", "rgb", "safe"})
-
 
 def build_report(
     db: Any,
@@ -104,7 +98,9 @@ def build_report(
                 f"on: {', '.join(flagged)}; sharpen the guidelines before the judge"
             )
         report = {"humans_first": first, **report}
-    annotators = reviewer_layers.annotator_report(db, dataset, RUBRIC_FREE_FORMATS)
+    from ..formats.catalogue import without_rubric  # (loaded by _import_sections)
+
+    annotators = reviewer_layers.annotator_report(db, dataset, without_rubric())
     if annotators is not None:  # human metrics declared by the file (InspectorRAGet)
         report["annotators"] = annotators
         # and the reviewer's own values of them against each annotator and the aggregate
@@ -119,6 +115,7 @@ def _import_sections(outputs: Iterable[str]) -> None:
     it, need while the metrics' bootstrap is still drawn on its thread
     (``agreement_report.build``'s ``meanwhile``), rather than before the report's
     threads start or after the bootstrap."""
+    from ..formats import catalogue  # noqa: F401
     from ..services import estimates, humans_first, merging, rule_agreement, run_compare  # noqa: F401
     from ..store import run_layers  # noqa: F401
 

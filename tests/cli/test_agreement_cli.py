@@ -178,11 +178,10 @@ def test_bootstrap_is_reproducible_and_its_seed_must_not_be_negative(reviewed_fi
     assert "Traceback" not in refused.stderr
 
 
-def test_agreement_json_loads_no_logging_nor_formats(reviewed_file):
+def test_agreement_json_loads_no_logging(reviewed_file):
     """``agreement --json`` reads its pages ahead on a plain thread (``store.read_ahead``),
     not through ``concurrent.futures``, whose import of ``logging`` nothing else of the
-    report needs (7-17 ms of its start-up, issue 27); and it loads no format adapter
-    (``RUBRIC_FREE_FORMATS``: 40-45 ms after the label count)."""
+    report needs (7-17 ms of its start-up, issue 27)."""
     import subprocess
     import sys
 
@@ -193,20 +192,10 @@ def test_agreement_json_loads_no_logging_nor_formats(reviewed_file):
         "from ragreview.cli import cli\n"
         f"try:\n    cli(['agreement', {str(reviewed_file)!r}, '--json'])\n"
         "except SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('logging', 'concurrent.futures', 'ragreview.formats')"
-        " if m in sys.modules))\n"
+        "print(sorted(m for m in ('logging', 'concurrent.futures') if m in sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert json.loads(done.stdout.splitlines()[0])["records"] == 3
     assert done.stdout.splitlines()[-1] == "[]"
-
-
-def test_rubric_free_formats_are_the_catalogues():
-    """The agreement command's written-out set is ``catalogue.without_rubric()``: a
-    format added or changed there must change it too."""
-    from ragreview.cli.audit import RUBRIC_FREE_FORMATS
-    from ragreview.formats import catalogue
-
-    assert catalogue.without_rubric() == RUBRIC_FREE_FORMATS
