@@ -201,6 +201,13 @@ class Background:
         return self._out
 
 
+def _given(
+    pairs: Mapping[str, Sequence[tuple[float, float]]] | Background,
+) -> Mapping[str, Sequence[tuple[float, float]]]:
+    """The metrics' pairs, waiting for them where a ``Background`` reads them."""
+    return pairs.result() if isinstance(pairs, Background) else pairs
+
+
 def _metrics_apart(
     pairs: Mapping[str, Sequence[tuple[float, float]]] | Background,
     seed: int,
@@ -214,7 +221,7 @@ def _metrics_apart(
         # thread, which lets go of the interpreter, rather than after them: the import
         # was a third of this thread's time
         import_bootstrap()
-    values = pairs.result() if isinstance(pairs, Background) else pairs
+    values = _given(pairs)
     cis = bootstrap_cis(metric_diffs(values), seed, resamples)
     return cis, metrics_described(values) if claim.acquire(blocking=False) else None
 
@@ -276,12 +283,7 @@ def build(
         warnings.append("no per-record metrics were given: the metrics section is empty")
     else:
         if claim.acquire(blocking=False):  # the intervals are still drawn: meanwhile
-            pairs = (
-                pairs_by_metric.result()
-                if isinstance(pairs_by_metric, Background)
-                else pairs_by_metric
-            )
-            described = metrics_described(pairs)
+            described = metrics_described(_given(pairs_by_metric))
             cis, _ = apart.result()
         else:
             cis, described = apart.result()
