@@ -19,6 +19,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
     [
         ("export_bench.py", ["--records", "40", "--repeat", "1"]),
         ("agreement_bench.py", ["--records", "40", "--reviewed", "8", "--repeat", "1"]),
+        ("import_lower_bound.py", ["--records", "20", "--repeat", "1"]),
     ],
 )
 def test_a_bench_runs_to_its_figures(script: str, args: list[str]) -> None:
