@@ -276,15 +276,20 @@ def _char_recall(chars: str, target_chars: str) -> float:
     """``token_recall`` of words numbered as ``chars`` against ``target_chars`` (one
     numbering; ``_plain`` words, so the articles are whole words): for each distinct
     target word but an article, the smaller of its two counts, over the target's
-    words but articles (0 when none is common). Counted by the strings' own ``count``:
-    two Counters of the words were a tenth of a record's metrics."""
+    words but articles (0 when none is common). The target's counts by one Counter,
+    the prediction's by its string's own ``count`` per distinct target word: two
+    Counters of the words were a tenth of a record's metrics, a ``count`` for the
+    target's too a quarter of ``text_scores`` (issue 27)."""
     known = rouge.NUMBERING
-    articles = [known[a] for a in _ARTICLE_WORDS if a in known]
-    distinct = set(target_chars).difference(articles)
-    common = sum(map(min, map(chars.count, distinct), map(target_chars.count, distinct)))
+    target_counts = Counter(target_chars)
+    total = len(target_chars)
+    for article in _ARTICLE_WORDS:
+        if article in known:
+            total -= target_counts.pop(known[article], 0)
+    common = sum(map(min, map(chars.count, target_counts), target_counts.values()))
     if common == 0:
         return 0.0
-    return common / (len(target_chars) - sum(map(target_chars.count, articles)))
+    return common / total
 
 
 def texts(record: Record) -> tuple[str | None, list[str], list[str]]:
