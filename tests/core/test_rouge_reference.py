@@ -454,3 +454,18 @@ def test_text_scores_equal_the_references_on_the_bench_rows() -> None:
     for prediction, target, passages in cases:
         expected = reference_text_scores(prediction, target, passages)
         assert text_scores(prediction, target, passages) == expected
+
+
+def test_split_words_of_any_text_deletes_ascii_punctuation_as_str_translate_does() -> None:
+    """``_split_words`` deletes ASCII punctuation from the UTF-8 bytes (issue 27): the
+    same words as ``str.translate`` on texts beyond ASCII, lone surrogates included."""
+    from ragreview.core.metrics import mtrag
+
+    table = str.maketrans("", "", mtrag._PUNCTUATION)
+    pieces = [*mtrag._PUNCTUATION, *"abcXYZ 019\t\n\x1c\u00a0ñÉİß’—\u0301Σ\U0001f600"]
+    pieces += ["\ud800", "\udfff", "\udc80"]
+    rng = random.Random(2027)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) + "ñ"
+        words = text.lower().translate(table).split()
+        assert mtrag._split_words.__wrapped__(text) == (words, mtrag._plain(words)), text

@@ -39,7 +39,6 @@ NO_ANSWER = ("UNANSWERABLE", "CONVERSATIONAL")
 # string.punctuation, spelled out: importing ``string`` (its Template class compiles a
 # pattern) cost every command's start-up 1.5 ms (issue 27)
 _PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-_NO_PUNCTUATION = str.maketrans("", "", _PUNCTUATION)
 _PUNCTUATION_BYTES = _PUNCTUATION.encode()
 # what str.split and isalnum leave in a plain ASCII word list: letters, digits and the
 # characters str.split takes for whitespace (\x1c-\x1f among them)
@@ -66,7 +65,11 @@ def _split_words(text: str) -> tuple[list[str], bool]:
         kept = text.lower().encode().translate(None, _PUNCTUATION_BYTES)
         # plain: no byte left that is neither a letter or digit nor whitespace
         return kept.decode().split(), not kept.translate(None, _ALNUM_OR_SPACE_BYTES)
-    words = text.lower().translate(_NO_PUNCTUATION).split()
+    # the same deletion on the UTF-8 bytes: no byte of a character beyond ASCII is an
+    # ASCII one, and "surrogatepass" takes a lone surrogate there and back (``str``'s
+    # translate looks each character up in a dict: a hundred times slower, issue 27)
+    lowered = text.lower().encode("utf-8", "surrogatepass")
+    words = lowered.translate(None, _PUNCTUATION_BYTES).decode("utf-8", "surrogatepass").split()
     return words, _plain(words)
 
 
