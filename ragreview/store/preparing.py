@@ -177,10 +177,12 @@ def _fields(
     values = metric_import_writes.new_record_values(seen, item.judge, item.source, settings)
     line = None
     # (every family's source is packed, MT-RAG's too: its readers unpack it,
-    # ``metric_writes._with_source``; at the level its lines need, source_blob.FAST_LEVEL)
+    # ``metric_writes._with_source``; at its family's level, where it declares one)
     if item.source is not None:
         line = item.raw if item.raw is not None else item.source
-    level = source_blob.FAST_LEVEL if reads_source else source_blob.LEVEL
+    level = metrics.source_level(rec)
+    if level is None:
+        level = source_blob.LEVEL
     fields = [
         item.position,
         rec.id,

@@ -46,6 +46,13 @@ def source_format(record: Record) -> str | None:
     return None if family is None else family.source_format
 
 
+def source_level(record: Record) -> int | None:
+    """The zstd level the record's family packs its source line at
+    (``Family.source_level``), None for the store's own level."""
+    family = task_family(record.task)
+    return None if family is None else family.source_level
+
+
 def with_source(record: Record, source: Any) -> Record:
     """The record as its metrics must see it: a family whose metrics read the original
     source row (``source_format``) gets its parsed source object as docs/formats.md's
