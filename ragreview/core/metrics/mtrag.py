@@ -178,15 +178,18 @@ def _cleaned_passage(passage: str) -> tuple[str, Reference]:
     return target.replace(" ", ""), Reference(tokenize(target))
 
 
-# Every byte but a-z and 0-9 to a space, those to "a": the runs of letters and digits of
-# a lower-cased ASCII text are then counted by one search for " a"
-_RUN_STARTS = bytes(32 if b == 32 else 97 for b in rouge.TO_SPACE)
-
-
-def _runs(lowered: bytes) -> int:
-    """How many runs of letters and digits a lower-cased ASCII text has."""
-    marked = lowered.translate(_RUN_STARTS)
-    return marked.count(b" a") + marked.startswith(b"a")
+# a-z and 0-9 to "a", the ASCII bytes that are neither punctuation nor a letter, digit
+# or whitespace (control characters: what makes a text's words not ``_plain``) to "x",
+# any other to a space: the runs of letters and digits of a lower-cased ASCII text are
+# then counted by one search for " a", and whether its words are plain told by one for "x"
+_RUN_MARKS = bytes(
+    97
+    if to != 32
+    else 120
+    if c < 128 and c not in _PUNCTUATION_BYTES + _ALNUM_OR_SPACE_BYTES
+    else 32
+    for c, to in enumerate(rouge.TO_SPACE)
+)
 
 
 def text_scores(
@@ -214,15 +217,15 @@ def _ascii_words(text: str) -> tuple[list[str], list[str]] | None:
     (``tokenize``), the same list where they agree; None unless the words are
     ``_plain`` (the articles are then whole words)."""
     lowered = text.encode().lower()  # (an ASCII text: as text.lower().encode())
-    kept = lowered.translate(None, _PUNCTUATION_BYTES)
-    if kept.translate(None, _ALNUM_OR_SPACE_BYTES):
+    marked = lowered.translate(_RUN_MARKS)
+    if b"x" in marked:  # (a byte left once punctuation is deleted that is not plain)
         return None
     # The words are the runs of letters and digits left once punctuation is deleted
     # (what is left is letters, digits and whitespace: each word one run); the tokens
     # the runs of the text itself, one or more per word: the same list when there are
     # as many (no word had punctuation between letters: "don't")
-    words = kept.decode().split()
-    if len(words) == _runs(lowered):
+    words = lowered.translate(None, _PUNCTUATION_BYTES).decode().split()
+    if len(words) == marked.count(b" a") + marked.startswith(b"a"):
         return words, words
     return words, lowered.translate(rouge.TO_SPACE).decode().split()
 
