@@ -46,11 +46,12 @@ def source_format(record: Record) -> str | None:
     return None if family is None else family.source_format
 
 
-def source_level(record: Record) -> int | None:
-    """The zstd level the record's family packs its source line at
-    (``Family.source_level``), None for the store's own level."""
+def source_traits(record: Record) -> tuple[str | None, int | None]:
+    """``source_format`` and the zstd level the record's family packs its source line
+    at (``Family.source_level``; None: the store's own), from one look-up (the importer
+    asks both of every record)."""
     family = task_family(record.task)
-    return None if family is None else family.source_level
+    return (None, None) if family is None else (family.source_format, family.source_level)
 
 
 def with_source(record: Record, source: Any) -> Record:
