@@ -96,6 +96,9 @@ class Family:
     # its metrics read the record's parsed source row of this format (docs/formats.md
     # ``source``), which the importer keeps whole for them (``core.metrics.with_source``)
     source_format: str | None = None
+    # the zstd level its source lines are packed at, where measured to pack as small at a
+    # faster level than ``store.source_blob.LEVEL`` (None: that level)
+    source_level: int | None = None
     # the judge task (``services/judge/tasks.py``) that ``ragreview judge --task auto``
     # runs on its records; None: auto skips them
     judge_task: str | None = None

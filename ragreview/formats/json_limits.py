@@ -75,9 +75,12 @@ def loads_nan_fields(raw: bytes) -> Any:
     line wrote no ``\\u0000`` itself and every mark is such a field (a NaN nested
     deeper: None, the slow path). Also None where the line has 19 digits in a row:
     orjson makes a float of an integer beyond 64 bits, json an int."""
-    if b"NaN" not in raw or b"\\u0000" in raw or _LONG_DIGITS in raw.translate(_DIGITS_TO_ZERO):
-        return None
     marked = raw.replace(b"NaN", _NAN_MARK)
+    # (a line without NaN comes back as long as it was: no search for one first)
+    if len(marked) == len(raw):
+        return None
+    if b"\\u0000" in raw or _LONG_DIGITS in raw.translate(_DIGITS_TO_ZERO):
+        return None
     try:
         row = orjson.loads(marked)
     except orjson.JSONDecodeError:

@@ -21,6 +21,7 @@ import string
 import sys
 import types
 from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 from ..core.keys import doc_key, response_key
@@ -291,6 +292,42 @@ def _contexts(tokenizer: Any) -> Any:
     return context
 
 
+# nltk's period context pattern with its verbose whitespace and comments taken out: a
+# sentence end character, then only a lookahead. Each match is then that one character,
+# and the matches are the end characters where the pattern matches.
+_PERIOD_CONTEXT = r"%(SentEndChars)s(?=(?P<after_tok>%(NonWord)s|\s+(?P<next_tok>\S+)))"
+
+
+@lru_cache(maxsize=8)
+def _candidates(lang: Any) -> Any:
+    """``period_context_re().finditer`` of ``lang``'s Punkt, as a function of the text:
+    where the pattern is nltk's (``_PERIOD_CONTEXT``), the same matches found by trying
+    the pattern only where a sentence end character is (``str.find``). Scanning every
+    character with a pattern, nltk's ``regex`` one or a class in ``re``, was a third of
+    a response's split (issue 27). Any other pattern is searched as it is."""
+    pattern = _unwrapped(lang.period_context_re())
+    fmt = getattr(lang, "_period_context_fmt", "")
+    parts = {"SentEndChars": lang._re_sent_end_chars, "NonWord": lang._re_non_word_chars}
+    if re.sub(r"#[^\n]*|\s+", "", fmt) != _PERIOD_CONTEXT or pattern.pattern != fmt % parts:
+        return pattern.finditer
+    # (the characters _re_sent_end_chars' class holds)
+    ends = tuple(dict.fromkeys("".join(lang.sent_end_chars)))
+    match = pattern.match
+
+    def candidates(text: str) -> Any:
+        positions = []
+        for end in ends:
+            at = text.find(end)
+            while at >= 0:
+                positions.append(at)
+                at = text.find(end, at + 1)
+        if len(ends) > 1:
+            positions.sort()
+        return filter(None, map(match, repeat(text), positions))
+
+    return candidates
+
+
 def punkt_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
     """``tokenizer.span_tokenize(text)`` (nltk's ``PunktSentenceTokenizer``, realigning
     boundaries), its generators folded into one loop: the same candidate breaks,
@@ -303,17 +340,22 @@ def punkt_spans(tokenizer: Any, text: str) -> list[tuple[int, int]]:
     decide = tokenizer.text_contains_sentbreak
     context = _contexts(tokenizer)
     spaces = [c for c in _WHITESPACE if c in text]  # (most texts have one or two kinds)
+    # (one kind of space, as most texts have: its rfind alone, without a list per candidate)
+    only_space = spaces[0] if len(spaces) == 1 else None
     slices: list[tuple[int, int]] = []  # _slices_from_text's
     last_break = 0
     # the candidate before: its match (None: none yet), its word's start and end
     previous: Any = None
     word_start = word_end = 0
-    for match in _unwrapped(lang.period_context_re()).finditer(text):
+    for match in _candidates(lang)(text):
         start = match.start()
         # the word before this candidate starts after the last space since the previous
         # word (_get_last_whitespace_index: none, or a space right at its end, and it
         # goes on from the previous word's start)
-        space = max([text.rfind(c, word_end, start) for c in spaces]) if spaces else -1
+        if only_space is not None:
+            space = text.rfind(only_space, word_end, start)
+        else:
+            space = max([text.rfind(c, word_end, start) for c in spaces]) if spaces else -1
         word = space + 1 if space > word_end else word_start
         if previous is not None and word_end <= word:  # (else the two overlap: skipped)
             # the context: the word, the end character and what the lookahead matched

@@ -167,20 +167,22 @@ def _fields(
     (None where it stays as it is) and the zstd level to pack it at."""
     rec = item.record
     data = dumps(rec.data)
-    # a family whose metrics read the source row (MT-RAG's: core.metrics.source_format)
-    reads_source = metrics.source_format(rec) is not None
+    # the source format of a family whose metrics read the source row (MT-RAG's), and
+    # the zstd level its family packs that row at (None: the store's own)
+    source_format, level = metrics.source_traits(rec)
     seen = rec
-    if reads_source and isinstance(item.row, dict) and "source" not in rec.data:
+    if source_format is not None and isinstance(item.row, dict) and "source" not in rec.data:
         # its metrics see the row the reader parsed, not a second parse of its text (one
         # more JSON parse per record, issue 27)
         seen = metrics.with_source(rec, item.row)
     values = metric_import_writes.new_record_values(seen, item.judge, item.source, settings)
     line = None
     # (every family's source is packed, MT-RAG's too: its readers unpack it,
-    # ``metric_writes._with_source``; at the level its lines need, source_blob.FAST_LEVEL)
+    # ``metric_writes._with_source``; at its family's level, where it declares one)
     if item.source is not None:
         line = item.raw if item.raw is not None else item.source
-    level = source_blob.FAST_LEVEL if reads_source else source_blob.LEVEL
+    if level is None:
+        level = source_blob.LEVEL
     fields = [
         item.position,
         rec.id,

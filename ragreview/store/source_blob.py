@@ -24,13 +24,7 @@ if TYPE_CHECKING:  # imported when a source is first packed or unpacked (start-u
 # zstd's default level: on RAGBench lines it compressed as fast as levels 1 and -5
 # (about 200 MB/s on the bench machine) to a fifth of the line (synthetic text; real
 # text about a third), and decompressed fastest.
-LEVEL = 3
-# MT-RAG's lines (``store.preparing``: the family whose metrics read its source) compress
-# about as well at level 1 (0.323 of the line against 0.317 at level 3, on the bench's
-# rows) in 60% of level 3's time (29 against 48 us a line); RAGBench's do not (0.227
-# against 0.189). Compressing them at all made an MT-RAG import dearer, not cheaper
-# (SQLite writing the line whole cost less than zstd): this keeps that small.
-FAST_LEVEL = 1
+LEVEL = 3  # (a family may pack its lines at another: ``Family.source_level``)
 
 # (one of each per process: creating them is most of the cost of a small line;
 # neither is shared between threads: ``pack`` runs in the importing thread or the

@@ -454,3 +454,34 @@ def test_text_scores_equal_the_references_on_the_bench_rows() -> None:
     for prediction, target, passages in cases:
         expected = reference_text_scores(prediction, target, passages)
         assert text_scores(prediction, target, passages) == expected
+
+
+def test_split_words_of_any_text_deletes_ascii_punctuation_as_str_translate_does() -> None:
+    """``_split_words`` deletes ASCII punctuation from the UTF-8 bytes (issue 27): the
+    same words as ``str.translate`` on texts beyond ASCII, lone surrogates included."""
+    from ragreview.core.metrics import mtrag
+
+    table = str.maketrans("", "", mtrag._PUNCTUATION)
+    pieces = [*mtrag._PUNCTUATION, *"abcXYZ 019\t\n\x1c\u00a0ñÉİß’—\u0301Σ\U0001f600"]
+    pieces += ["\ud800", "\udfff", "\udc80"]
+    rng = random.Random(2027)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) + "ñ"
+        words = text.lower().translate(table).split()
+        assert mtrag._split_words.__wrapped__(text) == (words, mtrag._plain(words)), text
+
+
+def test_ascii_words_are_the_recall_words_and_rouge_tokens_of_any_ascii_text() -> None:
+    """``_ascii_words`` (one translate marks the runs and what is not plain, issue 27):
+    None exactly where the recall words are not ``_plain``, else those words and
+    ``tokenize``'s tokens, on random texts of every ASCII character."""
+    from ragreview.core.metrics import mtrag, rouge
+
+    rng = random.Random(2711)
+    every = [chr(c) for c in range(128)]
+    common = list("abc XYZ 01 '-.,_\n\t")
+    for i in range(30_000):
+        text = "".join(rng.choice(every if i % 3 else common) for _ in range(rng.randint(0, 16)))
+        words, plain = mtrag._split_words.__wrapped__(text)
+        expected = (words, rouge.tokenize(text)) if plain else None
+        assert mtrag._ascii_words(text) == expected, repr(text)

@@ -76,6 +76,7 @@ def test_a_nan_anywhere_else_is_left_to_json() -> None:
 
 def test_repeated_keys_and_extreme_floats_parse_alike() -> None:
     assert loads_nan_fields(b'{"a": NaN, "b": 3, "a": 2}') is None  # (a NaN overwritten)
+    assert loads_nan_fields(b'{"a": 1, "b": [2, 3]}') is None  # (no NaN: orjson alone)
     for line in (
         b'{"a": 1, "b": NaN, "a": NaN}',
         b'{"a": NaN, "b": 1.5e-400, "c": 1e308, "d": -0.0, "e": 922337203685477580}',

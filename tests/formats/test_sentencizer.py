@@ -592,3 +592,41 @@ def test_plain_words_stand_in_for_each_other_in_punkts_decisions() -> None:
     _assert_spans_equal_nltk(model, texts)
     params.collocations = {("##number##", "october")}
     assert sentencizer._contexts(PunktSentenceTokenizer(params)) is sentencizer._exact_context
+
+
+def _spans_of(matches: object) -> list[tuple[tuple[int, int], ...]]:
+    return [(m.span(), m.span(1), m.span(2)) for m in matches]  # type: ignore[attr-defined]
+
+
+def test_candidates_are_the_period_context_patterns_matches() -> None:
+    """``_candidates`` (the pattern tried only at each sentence end character, issue 27)
+    finds exactly ``period_context_re().finditer``'s matches, groups included, on every
+    fixture text and on random texts of Punkt's pieces; with more end characters too;
+    and a language whose pattern is not nltk's is searched with that pattern."""
+    from nltk.tokenize.punkt import PunktLanguageVars
+
+    rng = random.Random(2711)
+    texts = _fixture_texts()
+    for _ in range(2_000):
+        parts = []
+        for _ in range(rng.randint(0, 30)):
+            parts.append(rng.choice([*PUNKT_PIECES, "\u3002", "a;b", "\u2026", "?!"]))
+            parts.append(rng.choice([*PUNKT_SEPARATORS, "\x1c", "\u00a0", "\u2028"]))
+        texts.append("".join(parts))
+
+    class MoreEnds(PunktLanguageVars):
+        sent_end_chars = (".", "?", "!", ";", "\u3002")
+
+    class OwnPattern(PunktLanguageVars):
+        _period_context_fmt = (
+            r"\S*%(SentEndChars)s(?=(?P<after_tok>%(NonWord)s|\s+(?P<next_tok>\S+)))"
+        )
+
+    for lang in (sentencizer._tokenizer()._lang_vars, MoreEnds()):
+        pattern = sentencizer._unwrapped(lang.period_context_re())
+        candidates = sentencizer._candidates(lang)
+        assert candidates != pattern.finditer  # (the fast path)
+        for text in texts:
+            assert _spans_of(candidates(text)) == _spans_of(pattern.finditer(text)), text
+    own = OwnPattern()
+    assert sentencizer._candidates(own) == sentencizer._unwrapped(own.period_context_re()).finditer

@@ -19,7 +19,7 @@ from tests.formats.helpers import FIXTURES, HANDWRITTEN, run
 
 RAGBENCH = HANDWRITTEN / "ragbench" / "covidqa_test_rows.jsonl"
 FACTSCORE = FIXTURES / "factscore" / "factscore_labeled_ChatGPT.jsonl"
-MTRAG = FIXTURES / "mtrag" / "responses-10.jsonl"  # (its sources packed at FAST_LEVEL)
+MTRAG = FIXTURES / "mtrag" / "responses-10.jsonl"  # (its sources packed at its family's level)
 DEFAULTS = {name: default for name, (default, _) in store_settings.metric_settings().items()}
 
 

@@ -75,9 +75,14 @@ def test_a_blob_another_tool_wrote_leaves_the_record_as_it_is(tmp_path) -> None:
     db.conn.close()
 
 
-def test_mtrag_lines_are_packed_at_the_fast_level_and_give_the_line_back(tmp_path) -> None:
-    """MT-RAG's lines compress about as well at ``FAST_LEVEL`` in less time (the frame
-    is exactly what a compressor at that level gives)."""
+def test_mtrag_lines_are_packed_at_the_familys_level_and_give_the_line_back(tmp_path) -> None:
+    """MT-RAG's lines compress about as well at level 1 in less time, which its family
+    declares (``Family.source_level``; the frame is exactly what a compressor at that
+    level gives); a family that declares none packs at ``source_blob.LEVEL``."""
+    import ragreview.families  # noqa: F401  (the built-in families, registered)
+    from ragreview.core.families import FAMILIES
+
+    assert {f.name: f.source_level for f in FAMILIES if f.source_level is not None} == {"mtrag": 1}
     path = MTRAG_FILES[0]
     db_path = tmp_path / "review.db"
     assert run("import", path, "--db", db_path).exit_code == 0
@@ -86,5 +91,5 @@ def test_mtrag_lines_are_packed_at_the_fast_level_and_give_the_line_back(tmp_pat
     db.conn.close()
     lines = path.read_bytes().splitlines()
     assert [source_blob.unpack_bytes(b) for b in blobs] == lines
-    pack = source_blob.packer(source_blob.FAST_LEVEL)
+    pack = source_blob.packer(1)
     assert blobs == [pack(line) for line in lines]

@@ -46,6 +46,14 @@ def source_format(record: Record) -> str | None:
     return None if family is None else family.source_format
 
 
+def source_traits(record: Record) -> tuple[str | None, int | None]:
+    """``source_format`` and the zstd level the record's family packs its source line
+    at (``Family.source_level``; None: the store's own), from one look-up (the importer
+    asks both of every record)."""
+    family = task_family(record.task)
+    return (None, None) if family is None else (family.source_format, family.source_level)
+
+
 def with_source(record: Record, source: Any) -> Record:
     """The record as its metrics must see it: a family whose metrics read the original
     source row (``source_format``) gets its parsed source object as docs/formats.md's

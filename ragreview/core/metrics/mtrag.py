@@ -39,7 +39,6 @@ NO_ANSWER = ("UNANSWERABLE", "CONVERSATIONAL")
 # string.punctuation, spelled out: importing ``string`` (its Template class compiles a
 # pattern) cost every command's start-up 1.5 ms (issue 27)
 _PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-_NO_PUNCTUATION = str.maketrans("", "", _PUNCTUATION)
 _PUNCTUATION_BYTES = _PUNCTUATION.encode()
 # what str.split and isalnum leave in a plain ASCII word list: letters, digits and the
 # characters str.split takes for whitespace (\x1c-\x1f among them)
@@ -66,7 +65,11 @@ def _split_words(text: str) -> tuple[list[str], bool]:
         kept = text.lower().encode().translate(None, _PUNCTUATION_BYTES)
         # plain: no byte left that is neither a letter or digit nor whitespace
         return kept.decode().split(), not kept.translate(None, _ALNUM_OR_SPACE_BYTES)
-    words = text.lower().translate(_NO_PUNCTUATION).split()
+    # the same deletion on the UTF-8 bytes: no byte of a character beyond ASCII is an
+    # ASCII one, and "surrogatepass" takes a lone surrogate there and back (``str``'s
+    # translate looks each character up in a dict: a hundred times slower, issue 27)
+    lowered = text.lower().encode("utf-8", "surrogatepass")
+    words = lowered.translate(None, _PUNCTUATION_BYTES).decode("utf-8", "surrogatepass").split()
     return words, _plain(words)
 
 
@@ -175,15 +178,18 @@ def _cleaned_passage(passage: str) -> tuple[str, Reference]:
     return target.replace(" ", ""), Reference(tokenize(target))
 
 
-# Every byte but a-z and 0-9 to a space, those to "a": the runs of letters and digits of
-# a lower-cased ASCII text are then counted by one search for " a"
-_RUN_STARTS = bytes(32 if b == 32 else 97 for b in rouge.TO_SPACE)
-
-
-def _runs(lowered: bytes) -> int:
-    """How many runs of letters and digits a lower-cased ASCII text has."""
-    marked = lowered.translate(_RUN_STARTS)
-    return marked.count(b" a") + marked.startswith(b"a")
+# a-z and 0-9 to "a", the ASCII bytes that are neither punctuation nor a letter, digit
+# or whitespace (control characters: what makes a text's words not ``_plain``) to "x",
+# any other to a space: the runs of letters and digits of a lower-cased ASCII text are
+# then counted by one search for " a", and whether its words are plain told by one for "x"
+_RUN_MARKS = bytes(
+    97
+    if to != 32
+    else 120
+    if c < 128 and c not in _PUNCTUATION_BYTES + _ALNUM_OR_SPACE_BYTES
+    else 32
+    for c, to in enumerate(rouge.TO_SPACE)
+)
 
 
 def text_scores(
@@ -211,15 +217,15 @@ def _ascii_words(text: str) -> tuple[list[str], list[str]] | None:
     (``tokenize``), the same list where they agree; None unless the words are
     ``_plain`` (the articles are then whole words)."""
     lowered = text.encode().lower()  # (an ASCII text: as text.lower().encode())
-    kept = lowered.translate(None, _PUNCTUATION_BYTES)
-    if kept.translate(None, _ALNUM_OR_SPACE_BYTES):
+    marked = lowered.translate(_RUN_MARKS)
+    if b"x" in marked:  # (a byte left once punctuation is deleted that is not plain)
         return None
     # The words are the runs of letters and digits left once punctuation is deleted
     # (what is left is letters, digits and whitespace: each word one run); the tokens
     # the runs of the text itself, one or more per word: the same list when there are
     # as many (no word had punctuation between letters: "don't")
-    words = kept.decode().split()
-    if len(words) == _runs(lowered):
+    words = lowered.translate(None, _PUNCTUATION_BYTES).decode().split()
+    if len(words) == marked.count(b" a") + marked.startswith(b"a"):
         return words, words
     return words, lowered.translate(rouge.TO_SPACE).decode().split()
 
@@ -276,15 +282,20 @@ def _char_recall(chars: str, target_chars: str) -> float:
     """``token_recall`` of words numbered as ``chars`` against ``target_chars`` (one
     numbering; ``_plain`` words, so the articles are whole words): for each distinct
     target word but an article, the smaller of its two counts, over the target's
-    words but articles (0 when none is common). Counted by the strings' own ``count``:
-    two Counters of the words were a tenth of a record's metrics."""
+    words but articles (0 when none is common). The target's counts by one Counter,
+    the prediction's by its string's own ``count`` per distinct target word: two
+    Counters of the words were a tenth of a record's metrics, a ``count`` for the
+    target's too a quarter of ``text_scores`` (issue 27)."""
     known = rouge.NUMBERING
-    articles = [known[a] for a in _ARTICLE_WORDS if a in known]
-    distinct = set(target_chars).difference(articles)
-    common = sum(map(min, map(chars.count, distinct), map(target_chars.count, distinct)))
+    target_counts = Counter(target_chars)
+    total = len(target_chars)
+    for article in _ARTICLE_WORDS:
+        if article in known:
+            total -= target_counts.pop(known[article], 0)
+    common = sum(map(min, map(chars.count, target_counts), target_counts.values()))
     if common == 0:
         return 0.0
-    return common / (len(target_chars) - sum(map(target_chars.count, articles)))
+    return common / total
 
 
 def texts(record: Record) -> tuple[str | None, list[str], list[str]]:
