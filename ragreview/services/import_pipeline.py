@@ -3,7 +3,7 @@
 Reading, parsing, validating and computing the metrics of each record
 (``store.preparing``) is about two thirds of an import; SQLite's inserts are the
 rest. For a large file a worker process (multiprocessing, spawn) reads and prepares
-the records and sends them here as pickled batches, so the two halves run on two
+the records and sends them here in batches (``entry_wire``), so the two halves run on two
 cores. The records arrive in file order with the per-record errors among them, exactly
 as ``formats.read`` gives them; the worker never touches the database.
 
@@ -19,7 +19,6 @@ import gc
 import io
 import multiprocessing
 import os
-import pickle
 import queue
 import signal
 import struct
@@ -35,6 +34,7 @@ from ..core.import_items import Unchanged
 from ..formats import parquet
 from ..formats.base import ReadContext, Share
 from ..store.preparing import Prepared, Preparing
+from . import entry_wire
 
 PARALLEL_MIN_BYTES = 32 * 2**20  # smaller files import faster than a worker starts
 BATCH = 100  # records per message (~2 MB of RAGBench rows)
@@ -46,7 +46,7 @@ AHEAD = 12
 # A multiprocessing Connection is a file descriptor on POSIX (read and written directly,
 # into reused buffers); on Windows it is a pipe handle, used through its own methods.
 FD_PIPES = os.name == "posix"
-_HEADER = struct.Struct("!Q")  # a message's length, before its pickled bytes
+_HEADER = struct.Struct("!Qc")  # a message's length and first byte (entry_wire), before the rest
 NICE = 5  # the priority a worker gives up when workers share a file (see _work)
 
 Entry = Prepared | Unchanged | InputError  # (no line is skipped here: see importing)
@@ -155,14 +155,15 @@ class _Inbox:
         self._receiver = receiver
         # (where a Connection is no file descriptor, its own framing: one new bytes each)
         self._pipe = io.FileIO(receiver.fileno(), "rb", closefd=False) if fd_pipes else None
-        self._messages: queue.Queue[tuple[bytearray, int] | None] = queue.Queue(maxsize=ahead)
+        # (a message's first byte, its buffer and the length of the rest in it)
+        self._messages: queue.Queue[tuple[int, bytearray, int] | None] = queue.Queue(maxsize=ahead)
         self._free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()  # buffers to reuse
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._receive, name="ragreview-inbox", daemon=True)
         self._thread.start()
 
     def _receive(self) -> None:
-        message: tuple[bytearray, int] | None
+        message: tuple[int, bytearray, int] | None
         while True:
             try:
                 message = self._read()
@@ -177,25 +178,26 @@ class _Inbox:
             if message is None or self._closed.is_set():
                 return
 
-    def _read(self) -> tuple[bytearray, int] | None:
-        """The next message, in a reused buffer, and its length; None at the end."""
+    def _read(self) -> tuple[int, bytearray, int] | None:
+        """The next message: its first byte, the rest in a reused buffer, and the length
+        of the rest; None at the end."""
         if self._pipe is None:
             try:
                 data = self._receiver.recv_bytes()
             except EOFError:
                 return None
-            return bytearray(data), len(data)
+            return data[0], bytearray(data[1:]), len(data) - 1
         header = bytearray(_HEADER.size)
         if not self._fill(header, len(header)):
             return None
-        (size,) = _HEADER.unpack(header)
+        size, head = _HEADER.unpack(header)
         try:
             buffer = self._free.get_nowait()
         except queue.Empty:
             buffer = bytearray(size)
         if len(buffer) < size:  # grown, never shrunk: the next ones are about as large
             buffer.extend(bytes(size - len(buffer)))
-        return (buffer, size) if self._fill(buffer, size) else None
+        return (head[0], buffer, size) if self._fill(buffer, size) else None
 
     def _fill(self, buffer: bytearray, size: int) -> bool:
         """Read ``size`` bytes into the start of ``buffer``; False at the end of the pipe."""
@@ -210,13 +212,13 @@ class _Inbox:
         return True
 
     def get(self) -> Any:
-        """The next message, unpickled; None once the worker has closed its end."""
+        """The next message, decoded; None once the worker has closed its end."""
         message = self._messages.get()
         if message is None:
             return None
-        buffer, size = message
+        head, buffer, size = message
         with memoryview(buffer) as view, view[:size] as body:
-            loaded = pickle.loads(body)
+            loaded = entry_wire.decode(head, body)
         self._free.put(buffer)
         return loaded
 
@@ -292,26 +294,21 @@ def _work(
 
 
 class _Outbox:
-    """Messages to the parent's ``_Inbox``: each pickled into one buffer used again (no
-    new 2 MB block per message) and written after its length."""
+    """Messages to the parent's ``_Inbox``, encoded (``entry_wire``) and written after
+    their length and first byte."""
 
     def __init__(self, sender: Connection, fd_pipes: bool = FD_PIPES) -> None:
         self._sender = sender
         # (the fd is sender's; where a Connection is no file descriptor, its own framing)
         self._pipe = io.FileIO(sender.fileno(), "wb", closefd=False) if fd_pipes else None
-        self._out = io.BytesIO()
 
     def send(self, message: Any) -> None:
-        out = self._out
-        out.seek(0)  # (not truncate: that would give the memory back, to ask again)
-        pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(message)
-        size = out.tell()
-        with out.getbuffer() as view, view[:size] as body:
-            if self._pipe is None:
-                self._sender.send_bytes(body)
-                return
-            self._write(_HEADER.pack(size))
-            self._write(body)
+        head, body = entry_wire.encode(message)
+        if self._pipe is None:
+            self._sender.send_bytes(head + body)
+            return
+        self._write(_HEADER.pack(len(body), head))
+        self._write(body)
 
     def _write(self, data: bytes | memoryview) -> None:
         """All of ``data`` (a pipe takes 64 KiB at a time)."""
