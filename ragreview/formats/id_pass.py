@@ -107,7 +107,10 @@ def _line_starts(data: bytearray, match: Match, end: int) -> Iterator[Start]:
 
 
 def _count_ids(lines: Iterable[Start]) -> Counter[str] | None:
-    counts: Counter[str] = Counter()
+    # (the ids listed, then counted at once: Counter's own loop is C, where one
+    # ``counts[id] += 1`` a line called Counter.__missing__ in Python for each new id)
+    ids: list[str] = []
+    add = ids.append
     for found, line in lines:
         if found is None:
             if line and not line.isspace():
@@ -116,11 +119,14 @@ def _count_ids(lines: Iterable[Start]) -> Counter[str] | None:
         token = found.group(1)
         # An id that is no JSON string (a raw control character) or no integer a line can
         # hold (too long) is left out: its line is an error anyway.
-        if token.startswith(b'"'):
+        if token[0] == _QUOTE:
             try:
-                counts[str(orjson.loads(token))] += 1
+                add(orjson.loads(token))  # (a JSON string: a str)
             except orjson.JSONDecodeError:
                 continue
         elif len(token) <= 20:
-            counts[str(int(token))] += 1
-    return counts
+            add(str(int(token)))
+    return Counter(ids)
+
+
+_QUOTE = ord('"')

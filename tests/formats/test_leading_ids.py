@@ -17,7 +17,20 @@ CASES = [
     ('{"id": "a"}\n{"x": 1, "id": "b"}\n', None),  # a line that does not lead with the id
     ('{"id": "a"}\n[1, 2]\n', None),
     ("", Counter()),
+    # left out: a raw control character in the id (no JSON string), an integer longer
+    # than a line can hold; a negative integer is counted as its text
+    (
+        '{"id": "a\tb"}\n{"id": "c"}\n{"id": 123456789012345678901}\n{"id": -5}\n',
+        Counter({"c": 1, "-5": 1}),
+    ),
 ]
+
+
+def test_ids_are_counted_in_the_order_they_first_come(tmp_path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"id": "b"}\n{"id": "a"}\n{"id": "b"}\n{"id": 3}\n', encoding="utf-8")
+    counts = leading_ids(path, None, "id")
+    assert counts is not None and list(counts.items()) == [("b", 2), ("a", 1), ("3", 1)]
 
 
 @pytest.mark.parametrize(("content", "expected"), CASES)
