@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -177,22 +178,65 @@ def not_utf8(value: Any) -> tuple[str, str] | None:
     """(JSON path, reason) of the first string or key in ``value`` that holds a byte
     that is not UTF-8 (see the module's doc); None when there is none. A walk: only for
     documents whose text has such a byte (``has_not_utf8``)."""
+    return _first_match(value, _NOT_UTF8, _bad_byte)
+
+
+# \ud800..\udfff written as a JSON escape, and such a character once parsed
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate_escape(text: str) -> bool:
+    """True when ``text`` writes a surrogate as a JSON escape (``"\\ud800"``): then
+    its values are searched for a lone one (``lone_surrogate``)."""
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def lone_surrogate(value: Any) -> tuple[str, str] | None:
+    """(JSON path, reason) of the first string or key in ``value`` holding a lone
+    surrogate, written as an escape of half a UTF-16 pair: orjson refuses such a text,
+    and json's fallback parse makes a str of it that cannot be written as UTF-8 (the
+    store, an export). None when there is none (an escaped pair is one character). A
+    walk: only for texts that ``has_surrogate_escape``."""
+    return _first_match(value, _SURROGATE, _lone)
+
+
+def _lone(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"lone surrogate \\u{code:04x} at character {found.start() + 1} (not Unicode text)"
+
+
+def _first_match(
+    value: Any, pattern: re.Pattern[str], reason: Callable[[re.Match[str]], str]
+) -> tuple[str, str] | None:
+    """(JSON path, ``reason(match)``) of the first string or key in ``value`` where
+    ``pattern`` matches; None when it matches none."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
         if isinstance(item, str):
-            if (found := _NOT_UTF8.search(item)) is not None:
-                return where, _bad_byte(found)
+            if (found := pattern.search(item)) is not None:
+                return where, reason(found)
         elif isinstance(item, dict):
             for key in item:
-                if isinstance(key, str) and (found := _NOT_UTF8.search(key)) is not None:
-                    return (f"{where}.{shown(key)}" if where else shown(key)), _bad_byte(found)
+                if isinstance(key, str) and (found := pattern.search(key)) is not None:
+                    shown_key = _printable(key)
+                    return (f"{where}.{shown_key}" if where else shown_key), reason(found)
             stack.extend(
                 (f"{where}.{k}" if where else str(k), v) for k, v in reversed(item.items())
             )
         elif isinstance(item, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
     return None
+
+
+def _printable(key: str) -> str:
+    """A key as a message can hold it: a byte that is not UTF-8 as ``\\xff``, any other
+    surrogate as its escape."""
+    return "".join(
+        shown(c) if "\udc80" <= c <= "\udcff" else c.encode("utf-8", "backslashreplace").decode()
+        for c in key
+    )
 
 
 def _bad_byte(found: re.Match[str]) -> str:

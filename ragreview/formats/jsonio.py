@@ -20,7 +20,16 @@ from ..core.errors import InputError
 from ..core.import_items import Unchanged
 from . import json_limits
 from .base import QUIET, KnownLines, ReadContext
-from .json_limits import TOO_DEEP, big_int, cut_deep, has_not_utf8, non_finite, not_utf8
+from .json_limits import (
+    TOO_DEEP,
+    big_int,
+    cut_deep,
+    has_not_utf8,
+    has_surrogate_escape,
+    lone_surrogate,
+    non_finite,
+    not_utf8,
+)
 
 LINE_BUFFER = 1 << 20  # bytes read at a time when a file is read line by line
 
@@ -250,6 +259,8 @@ def _parse_line(path: Path, number: int, line: str, nan: bool = True) -> Any:
     except ValueError as err:
         return InputError(str(path), number, None, f"invalid JSON ({_reason(err)}{_column(err)})")
     found = None if nan else non_finite(value)  # (a walk: only where it matters)
+    if found is None and has_surrogate_escape(line):
+        found = lone_surrogate(value)
     if found is not None:
         return InputError(str(path), number, found[0] or None, found[1])
     return value

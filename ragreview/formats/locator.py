@@ -7,7 +7,7 @@ import bisect
 import json
 import re
 
-from .json_limits import TOKEN, has_not_utf8
+from .json_limits import TOKEN, has_not_utf8, has_surrogate_escape
 
 _PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
 
@@ -29,6 +29,7 @@ class Locator:
         self._starts: dict[tuple[str | int, ...], int] | None = None
         self._newlines: list[int] = []
         self._not_utf8: bool | None = None
+        self._surrogate_escape: bool | None = None
 
     @property
     def not_utf8(self) -> bool:
@@ -37,6 +38,14 @@ class Locator:
         if self._not_utf8 is None:
             self._not_utf8 = has_not_utf8(self._text)
         return self._not_utf8
+
+    @property
+    def surrogate_escape(self) -> bool:
+        """True when the text writes a surrogate as an escape (``json_limits``): then
+        each record is searched for a lone one."""
+        if self._surrogate_escape is None:
+            self._surrogate_escape = has_surrogate_escape(self._text)
+        return self._surrogate_escape
 
     def line(self, field: str | None) -> int | None:
         """The line of the value at ``field`` (or of its deepest part that exists)."""
