@@ -81,6 +81,10 @@ def _same(rows: list[Any]) -> int:
         assert type(a) is type(b)
         if isinstance(a, ImportItem):
             assert a.record == b.record
+            # (the views the plain reading hands over are those the record computes)
+            assert a.record.sentence_text == b.record.sentence_text
+            assert a.record.sentence_chars == b.record.sentence_chars
+            assert vars(a.record).keys() == vars(b.record).keys()
             assert dumps(a.record.data) == dumps(b.record.data)
             assert repr(a.record.scores) == repr(b.record.scores)  # (floats as floats)
             assert a.judge == b.judge
