@@ -143,9 +143,23 @@ def finish(
             else:
                 first_seen[sid] = (line(draft), rid)
         own = sid is not None and rid == sid and draft.source is not None and draft.line
-        yield ImportItem(
-            draft.position, record, judge, {}, draft.source, reviewers, own, draft.row, draft.raw
+        # ImportItem(position, record, judge, {}, source, reviewers, own, row, raw), built
+        # as ``_record`` builds the record
+        item = _NEW(ImportItem)
+        item.__dict__.update(
+            position=draft.position,
+            record=record,
+            judge=judge,
+            human={},
+            source=draft.source,
+            reviewers=reviewers,
+            own_source=own,
+            row=draft.row,
+            raw=draft.raw,
+            reviewed=False,
+            rules={},
         )
+        yield item
 
 
 # Record's fields without a default factory, at their defaults (``_record``)

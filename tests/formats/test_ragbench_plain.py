@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from bench.import_bench import make_row
 from ragreview.core.errors import InputError
 from ragreview.core.import_items import ImportItem
+from ragreview.core.record import Record
 from ragreview.formats import ragbench
 from ragreview.formats.common import finish
 from ragreview.formats.ragbench_plain import plain_draft
@@ -168,3 +170,16 @@ def test_rows_changed_at_random_read_the_same_both_ways(seed: int) -> None:
     rows += [[], "row", 3, None]  # (not an object at all)
     taken = _same(rows)
     assert 0 < taken < len(rows)  # both readings had their share
+
+
+def test_items_and_records_are_built_with_every_field() -> None:
+    """``finish`` builds the ImportItem and the plain reading's Record without their
+    ``__init__`` (issue 27): each has every field, equal to what the class builds."""
+    items = [i for i in _read(_fixture_rows(), ragbench.draft) if isinstance(i, ImportItem)]
+    assert items
+    for item in items:
+        assert vars(item).keys() == {f.name for f in fields(ImportItem)}
+        assert item == ImportItem(**vars(item))
+        record_fields = {f.name: getattr(item.record, f.name) for f in fields(Record)}
+        assert item.record == Record(**record_fields)
+        assert {f.name for f in fields(Record)} <= vars(item.record).keys()
