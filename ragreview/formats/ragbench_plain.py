@@ -28,6 +28,7 @@ from ..core.record import kind_of as kind
 from .common import Draft, finite
 
 SCORE_FIELDS = ("relevance_score", "utilization_score", "completeness_score", "adherence_score")
+_SCORE_NAMES = tuple((field, "stored." + field) for field in SCORE_FIELDS)
 _LIST = {list}
 _STR = {str}
 
@@ -55,6 +56,9 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
 
     judge: dict[str, dict[str, Any]] = {}
     scores: dict[str, Any] = {}
+    # the scores as the canonical parser reads them (numbers as floats; none is NaN
+    # here), built beside them in the same order
+    floats: dict[str, float | None] = {}
     for field, label, counted in (
         ("all_relevant_sentence_keys", "relevant", "ragbench.relevant_listed"),
         ("all_utilized_sentence_keys", "utilized", "ragbench.utilized_listed"),
@@ -68,7 +72,8 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
             judge[label] = dict.fromkeys(keys, True)
         else:
             judge[label] = {n: True for k in keys if (n := resolve_key(k, doc_keys)) is not None}
-        scores[counted] = len(keys)
+        scores[counted] = count = len(keys)
+        floats[counted] = float(count)
     unsupported_keys = row.get("unsupported_response_sentence_keys")
     if unsupported_keys is not None:
         if not _strings(unsupported_keys):
@@ -76,8 +81,8 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
         if unsupported_keys:
             unsupported = {normalize_key(k) for k in unsupported_keys}
             judge["supported"] = {k: normalize_key(k) not in unsupported for k, _ in response_tuple}
-        else:  # (most rows: every sentence supported)
-            judge["supported"] = {k: True for k, _ in response_tuple}
+        else:  # (most rows: every sentence supported; the keys in the response's order)
+            judge["supported"] = dict.fromkeys(response_keyset, True)
     support = row.get("sentence_support_information")
     if support is not None:
         if type(support) is not list:
@@ -87,13 +92,14 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
                 judge["support_keys"] = support_keys(support, response_keyset, doc_keys)
             except Exception:  # noqa: BLE001 (a malformed entry: named the general way)
                 return None
-    for field in SCORE_FIELDS:
+    for field, name in _SCORE_NAMES:
         if field in row:
             value = row[field]
-            score = finite(value)
+            # (a finite float as it is: x - x is 0.0 for those alone; else ``finite``)
+            score = value if type(value) is float and value - value == 0.0 else finite(value)
             if score is None and value is not None:
                 return None
-            scores["stored." + field] = score
+            scores[name] = floats[name] = score
 
     data: dict[str, Any] = {"task": "trace"}
     if question is not None:
@@ -108,16 +114,19 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
 
     documents, start = [], 0
     for doc in docs:
+        # Document(sentences) without the frozen dataclass's guarded __setattr__ per
+        # field (five documents a row; Document has no __post_init__)
         end = start + len(doc)
-        documents.append(_document(pairs[start:end]))
+        made = _NEW(Document)
+        made.__dict__.update(sentences=pairs[start:end], id=None, title=None)
+        documents.append(made)
         start = end
     parts = {
         "task": "trace",
         "question": question,
         "documents": tuple(documents),
         "response": response_tuple,
-        # (as the canonical parser reads them: numbers as floats; none is NaN here)
-        "scores": {k: None if v is None else float(v) for k, v in scores.items()},
+        "scores": floats,
     }
     # (the record's sentence texts by key, built by the checks: its keys are distinct)
     views = {"sentence_text": doc_keys, "sentence_chars": doc_chars}
@@ -143,14 +152,6 @@ def _pairs(items: list[Any]) -> tuple[tuple[tuple[str, str], ...], dict[str, str
     if len(text) != len(items):  # a repeated key
         return None
     return tuple(text.items()), text, chars
-
-
-def _document(sentences: tuple[tuple[str, str], ...]) -> Document:
-    """``Document(sentences)`` without the frozen dataclass's guarded ``__setattr__``
-    per field (five documents a row; Document has no ``__post_init__``)."""
-    made = _NEW(Document)
-    made.__dict__.update(sentences=sentences, id=None, title=None)
-    return made
 
 
 _NEW = object.__new__
