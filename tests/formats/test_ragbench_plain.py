@@ -183,3 +183,18 @@ def test_items_and_records_are_built_with_every_field() -> None:
         record_fields = {f.name: getattr(item.record, f.name) for f in fields(Record)}
         assert item.record == Record(**record_fields)
         assert {f.name for f in fields(Record)} <= vars(item.record).keys()
+
+
+@pytest.mark.parametrize("keys", [["zz", [7]], [[7], "zz"], ["0a", {}], [7, "0a"]])
+def test_support_keys_that_are_not_strings_read_the_same_both_ways(keys: list[Any]) -> None:
+    """A support entry whose keys hold a non-string after (or before) a key the row
+    does not have: the plain reading looks keys up as set.issuperset did, stopping at
+    the first one missing, so both ways name the same problem."""
+    row = make_row(0, random.Random(3))
+    row["sentence_support_information"][0]["supporting_sentence_keys"] = keys
+    _same([row])
+    (error,) = _read([row], ragbench.draft)
+    assert isinstance(error, InputError)
+    if keys == ["zz", [7]]:
+        assert error.field == "sentence_support_information[0].supporting_sentence_keys"
+        assert error.message.endswith(": expected a list of keys")
