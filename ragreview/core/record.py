@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import chain
 from typing import Any
 
@@ -74,6 +75,22 @@ class Record:
     data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # -- derived views used by metrics and validation -------------------------------
+
+    @cached_property
+    def sentence_text(self) -> Mapping[str, str]:
+        """Each document sentence's text by key (a repeated key: its last sentence's).
+        Kept once built (TRACe's stats read it for every record an import stores), or
+        handed over by a reader that built it while checking the sentences
+        (``formats.ragbench_plain``); not to be changed."""
+        text: dict[str, str] = {}
+        for doc in self.documents:
+            text.update(doc.sentences)
+        return text
+
+    @cached_property
+    def sentence_chars(self) -> int:
+        """The characters of ``sentence_text``'s texts, together."""
+        return sum(map(len, self.sentence_text.values()))
 
     @property
     def doc_sentences(self) -> tuple[Sentence, ...]:

@@ -15,7 +15,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -48,6 +48,9 @@ class Draft:
     # the ``Record``'s fields besides id and data, where the adapter built and checked
     # them as the canonical parser would (``ragbench_plain``): ``finish`` takes them
     parts: dict[str, Any] | None = None
+    # with ``parts``: views of the record (``Record.sentence_text``, …) the adapter built
+    # while checking it, kept on the record as if computed there
+    views: dict[str, Any] | None = None
 
 
 def unexpected(err: Exception) -> RecordError:
@@ -113,7 +116,7 @@ def finish(
             if draft.parts is None:
                 record = parse_record(obj)
             else:  # (obj holds no labels: it is the record's data as it is)
-                record = Record(id=rid, data=obj, **draft.parts)
+                record = _record(rid, obj, draft.parts, draft.views)
             judge: Mapping[str, Mapping[str, Any]] = draft.judge
             if validate_labels and judge:
                 judge = check_layer(record, judge, "labels", human=False)
@@ -143,9 +146,45 @@ def finish(
             else:
                 first_seen[sid] = (line(draft), rid)
         own = sid is not None and rid == sid and draft.source is not None and draft.line
-        yield ImportItem(
-            draft.position, record, judge, {}, draft.source, reviewers, own, draft.row, draft.raw
+        # ImportItem(position, record, judge, {}, source, reviewers, own, row, raw), built
+        # as ``_record`` builds the record
+        item = _NEW(ImportItem)
+        item.__dict__.update(
+            position=draft.position,
+            record=record,
+            judge=judge,
+            human={},
+            source=draft.source,
+            reviewers=reviewers,
+            own_source=own,
+            row=draft.row,
+            raw=draft.raw,
+            reviewed=False,
+            rules={},
         )
+        yield item
+
+
+# Record's fields without a default factory, at their defaults (``_record``)
+_RECORD_DEFAULTS = {f.name: f.default for f in fields(Record) if f.default is not MISSING}
+_NEW = object.__new__
+
+
+def _record(
+    rid: str, data: dict[str, Any], parts: dict[str, Any], views: dict[str, Any] | None
+) -> Record:
+    """``Record(id=rid, data=data, **parts)`` with ``views`` kept as its cached views,
+    built without the frozen dataclass's guarded ``__setattr__`` per field (sixteen a
+    record, a tenth of reading a RAGBench row; Record has no ``__post_init__``)."""
+    record = _NEW(Record)
+    values = record.__dict__
+    values.update(_RECORD_DEFAULTS)
+    values["scores"] = {}  # (the one other field with a default factory: data is given)
+    values["id"], values["data"] = rid, data
+    values.update(parts)
+    if views:
+        values.update(views)
+    return record
 
 
 def _checked_reviewers(

@@ -16,6 +16,7 @@ fixture row and on rows changed at random.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from itertools import chain
 from typing import Any, NoReturn
 
@@ -27,6 +28,7 @@ from ..core.record import kind_of as kind
 from .common import Draft, finite
 
 SCORE_FIELDS = ("relevance_score", "utilization_score", "completeness_score", "adherence_score")
+_SCORE_NAMES = tuple((field, "stored." + field) for field in SCORE_FIELDS)
 _LIST = {list}
 _STR = {str}
 
@@ -46,14 +48,17 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
     response_pairs = _pairs(response)
     if doc_pairs is None or response_pairs is None:
         return None
-    pairs, doc_keys = doc_pairs
-    response_tuple, response_keyset = response_pairs
+    pairs, doc_keys, doc_chars = doc_pairs
+    response_tuple, response_keyset, _ = response_pairs
     question = row.get("question")
     if question is not None and type(question) is not str:
         return None
 
     judge: dict[str, dict[str, Any]] = {}
     scores: dict[str, Any] = {}
+    # the scores as the canonical parser reads them (numbers as floats; none is NaN
+    # here), built beside them in the same order
+    floats: dict[str, float | None] = {}
     for field, label, counted in (
         ("all_relevant_sentence_keys", "relevant", "ragbench.relevant_listed"),
         ("all_utilized_sentence_keys", "utilized", "ragbench.utilized_listed"),
@@ -63,11 +68,12 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
             continue
         if not _strings(keys):
             return None
-        if doc_keys.issuperset(keys):  # (the common case: every key is the row's own)
+        if all(map(doc_keys.__contains__, keys)):  # (the common case: the row's own keys)
             judge[label] = dict.fromkeys(keys, True)
         else:
             judge[label] = {n: True for k in keys if (n := resolve_key(k, doc_keys)) is not None}
-        scores[counted] = len(keys)
+        scores[counted] = count = len(keys)
+        floats[counted] = float(count)
     unsupported_keys = row.get("unsupported_response_sentence_keys")
     if unsupported_keys is not None:
         if not _strings(unsupported_keys):
@@ -75,8 +81,8 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
         if unsupported_keys:
             unsupported = {normalize_key(k) for k in unsupported_keys}
             judge["supported"] = {k: normalize_key(k) not in unsupported for k, _ in response_tuple}
-        else:  # (most rows: every sentence supported)
-            judge["supported"] = {k: True for k, _ in response_tuple}
+        else:  # (most rows: every sentence supported; the keys in the response's order)
+            judge["supported"] = dict.fromkeys(response_keyset, True)
     support = row.get("sentence_support_information")
     if support is not None:
         if type(support) is not list:
@@ -86,13 +92,14 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
                 judge["support_keys"] = support_keys(support, response_keyset, doc_keys)
             except Exception:  # noqa: BLE001 (a malformed entry: named the general way)
                 return None
-    for field in SCORE_FIELDS:
+    for field, name in _SCORE_NAMES:
         if field in row:
             value = row[field]
-            score = finite(value)
+            # (a finite float as it is: x - x is 0.0 for those alone; else ``finite``)
+            score = value if type(value) is float and value - value == 0.0 else finite(value)
             if score is None and value is not None:
                 return None
-            scores["stored." + field] = score
+            scores[name] = floats[name] = score
 
     data: dict[str, Any] = {"task": "trace"}
     if question is not None:
@@ -107,48 +114,54 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
 
     documents, start = [], 0
     for doc in docs:
+        # Document(sentences) without the frozen dataclass's guarded __setattr__ per
+        # field (five documents a row; Document has no __post_init__)
         end = start + len(doc)
-        documents.append(Document(pairs[start:end]))
+        made = _NEW(Document)
+        made.__dict__.update(sentences=pairs[start:end], id=None, title=None)
+        documents.append(made)
         start = end
     parts = {
         "task": "trace",
         "question": question,
         "documents": tuple(documents),
         "response": response_tuple,
-        # (as the canonical parser reads them: numbers as floats; none is NaN here)
-        "scores": {k: None if v is None else float(v) for k, v in scores.items()},
+        "scores": floats,
     }
-    return Draft(line_no, number, data, judge, line, row.get("id"), parts=parts)
+    # (the record's sentence texts by key, built by the checks: its keys are distinct)
+    views = {"sentence_text": doc_keys, "sentence_chars": doc_chars}
+    return Draft(line_no, number, data, judge, line, row.get("id"), parts=parts, views=views)
 
 
-def _pairs(items: list[Any]) -> tuple[tuple[tuple[str, str], ...], set[str]] | None:
-    """``[key, text]`` lists of strings with distinct keys, as tuples, and the set of
-    their keys; None when anything else is there (what the canonical parser accepts,
-    checked by a few calls over all the entries at once)."""
+def _pairs(items: list[Any]) -> tuple[tuple[tuple[str, str], ...], dict[str, str], int] | None:
+    """``[key, text]`` lists of strings with distinct keys: as tuples, as a dict of text
+    by key, and the characters of the texts; None when anything else is there (what the
+    canonical parser accepts, checked by a few calls over all the entries at once)."""
     if not items:
-        return (), set()
+        return (), {}, 0
     if {*map(type, items)} != _LIST:
         return None
     try:
-        # (unpacks into two only when every list is a pair: strict zip refuses lists of
-        # unequal lengths, and equal ones of another length unpack into more or fewer)
-        keys, texts = zip(*items, strict=True)
+        # (dict takes only pairs, ValueError else, and only hashable keys, TypeError)
+        text = dict(items)
         # (join refuses anything but strings: a check of every entry in one C call)
-        "".join(keys)
-        "".join(texts)
+        "".join(text)
+        chars = len("".join(text.values()))
     except (TypeError, ValueError):
         return None
-    keyset = set(keys)
-    if len(keyset) != len(keys):
+    if len(text) != len(items):  # a repeated key
         return None
-    return tuple(zip(keys, texts)), keyset
+    return tuple(text.items()), text, chars
+
+
+_NEW = object.__new__
 
 
 def _strings(value: Any) -> bool:
     return type(value) is list and (not value or set(map(type, value)) == _STR)
 
 
-def resolve_key(key: str, known: set[str]) -> str | None:
+def resolve_key(key: str, known: Container[str]) -> str | None:
     """The key of ``known`` that a label list's ``key`` names (``"0a."`` names ``0a``)."""
     if key in known:
         return key
@@ -157,7 +170,7 @@ def resolve_key(key: str, known: set[str]) -> str | None:
 
 
 def support_keys(
-    support: list[Any], response_keys: set[str], doc_keys: set[str]
+    support: list[Any], response_keys: Container[str], doc_keys: Container[str]
 ) -> dict[str, list[str]]:
     """The ``support_keys`` labels of ``sentence_support_information``: each response
     sentence's supporting keys, resolved against the row's keys (a support token such
@@ -174,7 +187,7 @@ def support_keys(
             rkey = resolve_key(rkey, response_keys)
             if rkey is None:
                 continue  # the judge named a response sentence the row does not have
-        if doc_keys.issuperset(keys) and len(set(keys)) == len(keys):
+        if all(map(doc_keys.__contains__, keys)) and len(set(keys)) == len(keys):
             out[rkey] = list(keys)  # the common case: plain keys of the row
             continue
         resolved: list[str] = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..core.gc_pause import gc_paused
@@ -283,9 +282,13 @@ def _store_one(
     batch.pending.add(rowid)
     if prep.reviewers and (found is None or found[1] != digest):
         batch.reviewer_rows[rowid] = prep.reviewers
-    if prep.judge:
-        labels = iter(prep.judge)  # (name, target, value, name, …): rows with the rowid
-        batch.judge_values += chain.from_iterable(zip(repeat(rowid), labels, labels, labels))
+    judge = prep.judge  # (name, target, value, name, …)
+    if judge:
+        # its rows with the rowid (record, name, target, value, record, …), laid out by
+        # slices: no tuple per label (about 12 a RAGBench record)
+        rows = [rowid] * (len(judge) // 3 * 4)
+        rows[1::4], rows[2::4], rows[3::4] = judge[0::3], judge[1::3], judge[2::3]
+        batch.judge_values += rows
         batch.labelled.append(rowid)
 
 

@@ -10,7 +10,6 @@ Preparing is most of an import's work and can run in another process
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import chain
 from typing import Any, NamedTuple
 
 from ..core import metrics
@@ -32,14 +31,16 @@ def _label_flat(layer: Layer) -> tuple:
     name, …): one tuple per record instead of one per label (about 12 a RAGBench
     record) to pickle across and back (issue 27: the hand-over was a tenth of an
     import's CPU); ``label_rows`` gives the rows back."""
-    # (most labels are booleans: skip the serializer for them, hot on import)
-    return tuple(
-        chain.from_iterable(
-            (name, target, _BOOL_JSON[value] if value is True or value is False else dumps(value))
-            for name, targets in layer.items()
-            for target, value in targets.items()
-        )
-    )
+    out: list[Any] = []
+    for name, targets in layer.items():  # (loops: a generator's frame per label cost more)
+        for target, value in targets.items():
+            # (most labels are booleans: skip the serializer for them, hot on import)
+            out += (
+                name,
+                target,
+                _BOOL_JSON[value] if value is True or value is False else dumps(value),
+            )
+    return tuple(out)
 
 
 def label_rows(flat: tuple) -> Iterator[LabelRow]:

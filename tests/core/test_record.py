@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ragreview.core.errors import InputError, RecordError
-from ragreview.core.record import Record, parse_record, resolve_target
+from ragreview.core.record import Document, Record, parse_record, resolve_target
 
 FULL = {
     "id": "covidqa-17",
@@ -157,6 +157,16 @@ def test_each_document_keeps_its_own_sentences() -> None:
         (None, "T"),
         (None, None),
     ]
+
+
+def test_sentence_text_is_each_keys_last_sentence_and_chars_its_texts() -> None:
+    # (the parser refuses a repeated key; a record built in code may hold one)
+    rec = Record(
+        "x", documents=(Document((("0a", "A."), ("0b", "Bee."))), Document((("0a", "Again."),)))
+    )
+    assert rec.sentence_text == {"0a": "Again.", "0b": "Bee."}
+    assert rec.sentence_chars == len("Again.Bee.")
+    assert parse_record({"id": "y"}).sentence_text == {}
 
 
 def test_resolve_target_accepts_trailing_dot() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from bench.import_bench import make_row
 from ragreview.core.errors import InputError
 from ragreview.core.import_items import ImportItem
+from ragreview.core.record import Record
 from ragreview.formats import ragbench
 from ragreview.formats.common import finish
 from ragreview.formats.ragbench_plain import plain_draft
@@ -81,6 +83,10 @@ def _same(rows: list[Any]) -> int:
         assert type(a) is type(b)
         if isinstance(a, ImportItem):
             assert a.record == b.record
+            # (the views the plain reading hands over are those the record computes)
+            assert a.record.sentence_text == b.record.sentence_text
+            assert a.record.sentence_chars == b.record.sentence_chars
+            assert vars(a.record).keys() == vars(b.record).keys()
             assert dumps(a.record.data) == dumps(b.record.data)
             assert repr(a.record.scores) == repr(b.record.scores)  # (floats as floats)
             assert a.judge == b.judge
@@ -164,3 +170,31 @@ def test_rows_changed_at_random_read_the_same_both_ways(seed: int) -> None:
     rows += [[], "row", 3, None]  # (not an object at all)
     taken = _same(rows)
     assert 0 < taken < len(rows)  # both readings had their share
+
+
+def test_items_and_records_are_built_with_every_field() -> None:
+    """``finish`` builds the ImportItem and the plain reading's Record without their
+    ``__init__`` (issue 27): each has every field, equal to what the class builds."""
+    items = [i for i in _read(_fixture_rows(), ragbench.draft) if isinstance(i, ImportItem)]
+    assert items
+    for item in items:
+        assert vars(item).keys() == {f.name for f in fields(ImportItem)}
+        assert item == ImportItem(**vars(item))
+        record_fields = {f.name: getattr(item.record, f.name) for f in fields(Record)}
+        assert item.record == Record(**record_fields)
+        assert {f.name for f in fields(Record)} <= vars(item.record).keys()
+
+
+@pytest.mark.parametrize("keys", [["zz", [7]], [[7], "zz"], ["0a", {}], [7, "0a"]])
+def test_support_keys_that_are_not_strings_read_the_same_both_ways(keys: list[Any]) -> None:
+    """A support entry whose keys hold a non-string after (or before) a key the row
+    does not have: the plain reading looks keys up as set.issuperset did, stopping at
+    the first one missing, so both ways name the same problem."""
+    row = make_row(0, random.Random(3))
+    row["sentence_support_information"][0]["supporting_sentence_keys"] = keys
+    _same([row])
+    (error,) = _read([row], ragbench.draft)
+    assert isinstance(error, InputError)
+    if keys == ["zz", [7]]:
+        assert error.field == "sentence_support_information[0].supporting_sentence_keys"
+        assert error.message.endswith(": expected a list of keys")

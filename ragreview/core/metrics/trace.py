@@ -81,13 +81,12 @@ def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
     and character lengths of the relevant (R), utilized (U) and both (R∩U) sets; R and
     U counted as RAGBench listed them (``*_listed``, see the module docstring); the
     adherence verdicts; and the source's stored scores the components compare with."""
-    # each document sentence's text by key (a repeated key: its last sentence), built
-    # by dict.update from the sentence pairs: a comprehension over the sentences was a
-    # seventh of what an import computes per record beyond parsing
-    text: dict[str, str] = {}
+    # each document sentence's text by key (a repeated key: its last sentence): kept on
+    # the record, where a reader may have built it already (building it was half of
+    # this function, issue 27)
+    text = record.sentence_text
     sentences = 0
     for doc in record.documents:
-        text.update(doc.sentences)
         sentences += len(doc.sentences)
     relevant = _true(labels, "relevant", text)
     utilized = _true(labels, "utilized", text)
@@ -102,7 +101,7 @@ def stats(record: Record, labels: Layer, judge: Layer | None = None) -> Values:
     length = text.__getitem__
     out: Values = {
         "trace.sentences": sentences,
-        "trace.chars": sum(map(len, text.values())),
+        "trace.chars": record.sentence_chars,
         "trace.relevant": len(relevant),
         "trace.utilized": len(utilized),
         "trace.both": len(both),
