@@ -8,8 +8,8 @@ fixed cost), then times in this process, alternately, ``--repeat`` times:
 
 * the floor, ``import_bench.baseline`` (RAGBench only: it cannot parse MT-RAG's NaN);
 * the storage lower bound: per line a parse, one ``orjson.dumps`` of the parsed row
-  (standing for the data text), zstd at ``source_blob.LEVEL`` and two SHA-1s (line,
-  data); then ragreview's own rows for the file (records, judge labels, per-record
+  (standing for the data text), zstd at the level the family packs at and two SHA-1s
+  (line, data); then ragreview's own rows for the file (records, judge labels, per-record
   metrics, signals, totals; read from its DB beforehand, not timed) inserted into a
   fresh DB with the same schema and the same build pragmas as ``store.db.building``.
   Nothing ragreview computes (sentences, labels, metrics, signals) is paid for;
@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import json_styles  # noqa: E402
 from bench.import_bench import baseline, timed  # noqa: E402
 from bench.mtrag_bench import mtrag_rows, ragbench_rows  # noqa: E402
+from ragreview.core.families import task_family  # noqa: E402
 from ragreview.core.metrics.mtrag import text_scores  # noqa: E402
 from ragreview.formats import sentencizer  # noqa: E402
 from ragreview.store import db as store_db  # noqa: E402
@@ -65,8 +66,11 @@ def stored_rows(db: Path) -> tuple[list[str], dict[str, list[tuple]]]:
     return schema, rows
 
 
-def storage_bound(path: Path, db: Path, schema: list[str], rows: dict[str, list[tuple]]) -> int:
-    """Parse, pack, hash and insert ragreview's rows for ``path``: the storage bound."""
+def storage_bound(
+    path: Path, db: Path, schema: list[str], rows: dict[str, list[tuple]], task: str
+) -> int:
+    """Parse, pack (at the level ``task``'s family packs at), hash and insert
+    ragreview's rows for ``path``: the storage bound."""
     per_record: dict[str, dict[int, list[tuple]]] = {t: {} for t in TABLES[1:4]}
     for table, by_record in per_record.items():
         for row in rows[table]:
@@ -82,7 +86,9 @@ def storage_bound(path: Path, db: Path, schema: list[str], rows: dict[str, list[
     insert = {
         t: f"INSERT INTO {t} VALUES ({','.join('?' * len(rows[t][0]))})" for t in TABLES if rows[t]
     }
-    pack = zstandard.ZstdCompressor(level=source_blob.LEVEL)
+    family = task_family(task)
+    level = family.source_level if family is not None else None
+    pack = zstandard.ZstdCompressor(level=source_blob.LEVEL if level is None else level)
     batch: dict[str, list[tuple]] = {t: [] for t in TABLES[:4]}
     n = 0
     with conn, path.open("rb") as fh:
@@ -184,7 +190,8 @@ def main() -> None:
             if name == "floor":
                 times[name].append(cpu(baseline, files["ragbench"], target))
             else:
-                times[name].append(cpu(storage_bound, files[name], target, *stored[name]))
+                task = "trace" if name == "ragbench" else name
+                times[name].append(cpu(storage_bound, files[name], target, *stored[name], task))
         times["text"].append(cpu(text_work))
     us = {k: statistics.median(v) / n * 1e6 for k, v in times.items()}
     per = {name: (ours[name] - fixed[name]) / n * 1e6 for name in files}
