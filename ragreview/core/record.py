@@ -44,6 +44,18 @@ class Document:
         return " ".join(text for _, text in self.sentences)
 
 
+def built_document(
+    sentences: tuple[Sentence, ...], doc_id: str | None = None, title: str | None = None
+) -> Document:
+    """``Document(sentences, doc_id, title)`` without the frozen dataclass's ``__init__``,
+    whose guarded ``__setattr__`` per field the readers an import runs per document
+    cannot afford (issue 27): the fields go straight into the instance dict, where
+    ``__init__`` puts them too (Document has no ``__post_init__``)."""
+    made = object.__new__(Document)
+    made.__dict__.update(sentences=sentences, id=doc_id, title=title)
+    return made
+
+
 @dataclass(frozen=True)
 class Fact:
     """A keyed fact of the response, and the response sentence it came from."""

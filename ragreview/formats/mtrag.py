@@ -22,7 +22,7 @@ from ..core.errors import InputError, RecordError
 from ..core.import_items import ImportItem, Unchanged
 from ..core.labels import ANSWERABILITY, VERDICTS, effective
 from ..core.metrics.mtrag import idk_conditioned
-from ..core.record import Document, Turn
+from ..core.record import Turn, built_document
 from .base import QUIET, ExportRecord, Listing, ReadContext, Traits
 from .common import (
     Draft,
@@ -136,7 +136,7 @@ def draft(row: Any, line_no: int, number: int, line: str) -> Draft:
         else:
             title = None
         documents.append(doc)
-        docs.append(_document(sentences, doc_id, title))
+        docs.append(built_document(sentences, doc_id, title))
     data: dict[str, Any] = {"task": "mtrag"}
     if question is not None:
         data["question"] = question
@@ -184,13 +184,6 @@ def _turn(turn: dict[str, str]) -> Turn:
     holds exactly its fields, checked by the draft, and Turn has no ``__post_init__``."""
     made = _NEW(Turn)
     made.__dict__.update(turn)
-    return made
-
-
-def _document(sentences: tuple[tuple[str, str], ...], doc_id: Any, title: Any) -> Document:
-    """``Document(sentences, doc_id, title)`` made as ``_turn`` makes a Turn."""
-    made = _NEW(Document)
-    made.__dict__.update(sentences=sentences, id=doc_id, title=title)
     return made
 
 

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from ..core.errors import RecordError
 from ..core.keys import normalize_key
 from ..core.labels import SUPPORT_TOKENS
-from ..core.record import Document
+from ..core.record import built_document
 from ..core.record import kind_of as kind
 from .common import Draft, finite
 
@@ -114,12 +114,8 @@ def plain_draft(row: Any, line_no: int, number: int, line: str) -> Draft | None:
 
     documents, start = [], 0
     for doc in docs:
-        # Document(sentences) without the frozen dataclass's guarded __setattr__ per
-        # field (five documents a row; Document has no __post_init__)
         end = start + len(doc)
-        made = _NEW(Document)
-        made.__dict__.update(sentences=pairs[start:end], id=None, title=None)
-        documents.append(made)
+        documents.append(built_document(pairs[start:end]))
         start = end
     parts = {
         "task": "trace",
@@ -152,9 +148,6 @@ def _pairs(items: list[Any]) -> tuple[tuple[tuple[str, str], ...], dict[str, str
     if len(text) != len(items):  # a repeated key
         return None
     return tuple(text.items()), text, chars
-
-
-_NEW = object.__new__
 
 
 def _strings(value: Any) -> bool:
