@@ -25,7 +25,7 @@ from ..core.labels import CATALOGUE, check_label, check_layer, effective
 from ..core.record import Record, parse_record
 from ..core.record import kind_of as kind  # re-exported: adapters name JSON types alike
 from .base import QUIET, ExportRecord, ReadContext
-from .json_limits import TOO_DEEP, lone_surrogate, non_finite, not_utf8
+from .json_limits import TOO_DEEP, non_finite
 from .jsonio import array_document, iter_lines_raw
 from .locator import Locator
 from .parquet import Skipped, is_table
@@ -104,13 +104,11 @@ def finish(
                 raise RecordError(draft.id_field, f"expected a string or integer, got {got}")
             rid = sid if sid is not None and ids[sid] == 1 else fallback_id(draft.number, ids)
             obj = {"id": rid, **draft.data}
-            if locator is not None and (locator.not_utf8 or locator.surrogate_escape):
+            if locator is not None and locator.may_hold_unstorable:
                 # (a part the records share, such as an InspectorRAGet task, may hold it;
-                # a reader that walked its records for either has found it already)
+                # a reader that walked its records has found it already)
                 shared = [obj, draft.judge, [list(r) for r in draft.reviewers], draft.source]
-                found = not_utf8(shared) if locator.not_utf8 else None
-                if found is None and locator.surrogate_escape:
-                    found = lone_surrogate(shared)
+                found = locator.unstorable(shared)
                 if found is not None:
                     raise RecordError(re.sub(r"^\[\d+\]\.?", "", found[0]), found[1])
             if draft.parts is None:
@@ -275,10 +273,8 @@ def _array_drafts(
         where = f"[{number - 1}]"
         try:
             found = None if nan else non_finite(value)
-            if found is None and locator.not_utf8:
-                found = not_utf8(value)
-            if found is None and locator.surrogate_escape:
-                found = lone_surrogate(value)
+            if found is None:
+                found = locator.unstorable(value)
             if found is not None:
                 raise RecordError(found[0], found[1])
             source = json.dumps(value, ensure_ascii=False)
@@ -308,10 +304,8 @@ def document_drafts(
         number += 1
         try:
             found = non_finite(value)
-            if found is None and locator.not_utf8:
-                found = not_utf8(value)
-            if found is None and locator.surrogate_escape:
-                found = lone_surrogate(value)
+            if found is None:
+                found = locator.unstorable(value)
             if found is not None:
                 raise RecordError(found[0], found[1])
             made = draft(value, number, where)

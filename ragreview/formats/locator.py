@@ -6,8 +6,15 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from typing import Any
 
-from .json_limits import TOKEN, has_not_utf8, has_surrogate_escape
+from .json_limits import (
+    TOKEN,
+    has_not_utf8,
+    has_surrogate_escape,
+    lone_surrogate,
+    not_utf8,
+)
 
 _PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
 
@@ -40,12 +47,26 @@ class Locator:
         return self._not_utf8
 
     @property
-    def surrogate_escape(self) -> bool:
-        """True when the text writes a surrogate as an escape (``json_limits``): then
-        each record is searched for a lone one."""
+    def may_hold_unstorable(self) -> bool:
+        """True when the text holds a byte that is not UTF-8 or writes a surrogate as an
+        escape: then each record is searched (``unstorable``)."""
+        return self.not_utf8 or self._writes_surrogate
+
+    @property
+    def _writes_surrogate(self) -> bool:
         if self._surrogate_escape is None:
             self._surrogate_escape = has_surrogate_escape(self._text)
         return self._surrogate_escape
+
+    def unstorable(self, value: Any) -> tuple[str, str] | None:
+        """(JSON path, reason) of the first string or key in ``value`` that the store
+        cannot hold: a byte that is not UTF-8 (``json_limits.not_utf8``) or a lone
+        surrogate (``json_limits.lone_surrogate``), each searched only where the text
+        may hold one; None when there is none."""
+        found = not_utf8(value) if self.not_utf8 else None
+        if found is None and self._writes_surrogate:
+            found = lone_surrogate(value)
+        return found
 
     def line(self, field: str | None) -> int | None:
         """The line of the value at ``field`` (or of its deepest part that exists)."""
