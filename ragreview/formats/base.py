@@ -57,7 +57,7 @@ class Traits:
     # each row is a record of its own, nothing read across rows: two worker processes
     # may convert a parquet file's record batches between them (import_pipeline)
     rows_stand_alone: bool = False
-    # the writer is ``common.write_lines``' alone, whatever the dataset: a record whose
+    # the writer is ``line_writer.write_lines``' alone, whatever the dataset: a record whose
     # labels nobody changed is its source line and a line break, and no line depends
     # on another record; the export then writes records nobody overrode from their
     # stored source alone (services/export.py, ``store.source_lines``)

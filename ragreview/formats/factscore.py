@@ -28,8 +28,8 @@ from .common import (
     line_drafts,
     loads_source,
     reread,
-    write_lines,
 )
+from .line_writer import write_lines
 
 NAME = "factscore"
 LISTING = Listing(

@@ -34,9 +34,9 @@ from .common import (
     line_drafts,
     loads_source,
     reread,
-    write_lines,
 )
 from .id_pass import leading_ids
+from .line_writer import write_lines
 
 NAME = "mtrag"
 LISTING = Listing(

@@ -41,9 +41,9 @@ from .common import (
     line_drafts,
     loads_source,
     reread,
-    write_lines,
 )
 from .jsonio import array_document, load_document, read_text
+from .line_writer import write_lines
 from .locator import Locator
 from .ragas_columns import canonical_fields, pick
 from .scores import record_values

@@ -32,9 +32,9 @@ from .common import (
     line_drafts,
     loads_source,
     reread,
-    write_lines,
 )
 from .id_pass import leading_ids
+from .line_writer import write_lines
 from .ragbench_plain import plain_draft, resolve_key, support_keys
 from .scores import record_values
 

@@ -39,9 +39,9 @@ from .common import (
     kind,
     line_drafts,
     loads_source,
-    write_lines,
 )
 from .id_pass import leading_ids
+from .line_writer import write_lines
 
 NAME = "rgb"
 LISTING = Listing(

@@ -218,7 +218,7 @@ def _write_source_lines(
     stored lines, straight from their compressed sources (``store.source_lines``), the
     others by ``writer``. The bytes the writer gives for every record (it writes an
     unchanged record as its line): the line breaks, and a record with human labels
-    patched or written as read, are its own (``formats.common.write_lines``).
+    patched or written as read, are its own (``formats.line_writer.write_lines``).
 
     Building a record per line, reading its layers and decompressing its line alone
     cost ``export --as source`` about twice the CPU of a script that copies the lines

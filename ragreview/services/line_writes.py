@@ -7,14 +7,14 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..formats.common import byte_writer
+from ..formats.line_writer import byte_writer
 
 NL = b"\n"
 
 
 def lines_writer(out: TextIO) -> Callable[[list[Any]], None]:
     """A call that writes a list of lines (bytes-like, without their line break) to
-    ``out``, each followed by ``b"\\n"``, as ``formats.common.write_lines`` writes them.
+    ``out``, each followed by ``b"\\n"``, as ``formats.line_writer.write_lines`` writes them.
 
     To a file with a descriptor (the export's own, standard output) in one ``writev``
     from the lines where they are: zstd's buffer (``source_blob.unpack_lines``). Joining

@@ -1,7 +1,7 @@
 """``export --as source`` reading records as their source lines (issue 27).
 
 A record nobody overrode is written back as its source line, byte for byte
-(``formats.common.write_lines``). For those the export needs the stored source alone:
+(``formats.line_writer.write_lines``). For those the export needs the stored source alone:
 no ``StoredRecord``, no layers, no data. ``runs`` reads a dataset in file order and
 gives consecutive records either as their lines (decompressed together, as views
 into zstd's buffer: ``source_blob.unpack_lines``) or, for a record with human labels

@@ -1,4 +1,4 @@
-"""``common.write_lines`` writes a stored record's line as the bytes it was read as,
+"""``line_writer.write_lines`` writes a stored record's line as the bytes it was read as,
 straight to the export file's binary buffer, and the same text to a file that has none
 (issue 27: decoding each line only to encode it again was a fifth of an export)."""
 
@@ -8,7 +8,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragreview.formats.common import write_lines
+from ragreview.formats.line_writer import write_lines
 
 LINES = [
     '{"id": "a", "q": "caf\\u00e9 \\/ \u00e9\u201c"}',

@@ -22,8 +22,8 @@ from ragreview.formats.common import (
     line_drafts,
     loads_source,
     reread,
-    write_lines,
 )
+from ragreview.formats.line_writer import write_lines
 
 NAME = "toy"
 LISTING = Listing("JSON Lines rows", (("toy_id", "claims"),), "claims as atomic facts S / NS")
