@@ -162,8 +162,11 @@ def finish(
         yield item
 
 
-# Record's fields without a default factory, at their defaults (``_record``)
+# Record's defaults (``_record``): plain values as they are, factories called per record
 _RECORD_DEFAULTS = {f.name: f.default for f in fields(Record) if f.default is not MISSING}
+_RECORD_FACTORIES = [
+    (f.name, f.default_factory) for f in fields(Record) if f.default_factory is not MISSING
+]
 _NEW = object.__new__
 
 
@@ -176,7 +179,8 @@ def _record(
     record = _NEW(Record)
     values = record.__dict__
     values.update(_RECORD_DEFAULTS)
-    values["scores"] = {}  # (the one other field with a default factory: data is given)
+    for name, factory in _RECORD_FACTORIES:
+        values[name] = factory()
     values["id"], values["data"] = rid, data
     values.update(parts)
     if views:
