@@ -1,6 +1,6 @@
 """The DB-free half of an import: a record *prepared* to store (``Prepared``: its JSON
 text, label rows, metric values, compressed source and hashes, as plain values cheap to
-pickle), and the record back from that form (``item``).
+send across, ``services.entry_wire``), and the record back from that form (``item``).
 
 Preparing is most of an import's work and can run in another process
 (``services.import_pipeline``), which imports this module and not the storing half
@@ -29,7 +29,7 @@ LabelRow = tuple[str, str, str]  # (name, target, value as JSON)
 def _label_flat(layer: Layer) -> tuple:
     """A layer's (name, target, value as JSON) rows end to end, (name, target, value,
     name, …): one tuple per record instead of one per label (about 12 a RAGBench
-    record) to pickle across and back (issue 27: the hand-over was a tenth of an
+    record) to send across and back (issue 27: the hand-over was a tenth of an
     import's CPU); ``label_rows`` gives the rows back."""
     out: list[Any] = []
     for name, targets in layer.items():  # (loops: a generator's frame per label cost more)
@@ -58,7 +58,7 @@ def _layer(rows: Iterable[LabelRow]) -> Layer:
 
 class Prepared(NamedTuple):
     """One record ready to store: everything ``import_records`` needs, as plain values
-    (cheap to pickle from a worker process)."""
+    (cheap to send from a worker process: ``services.entry_wire``)."""
 
     position: int
     id: str
@@ -78,7 +78,7 @@ class Prepared(NamedTuple):
     rules: tuple = ()  # ImportItem.rules as (label, target, rule) triples
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # rebuilt by tuple.__new__ (C) when unpickled: a NamedTuple's own __new__ and
+        # rebuilt by tuple.__new__ (C) when unpickled (a batch marshal refuses goes pickled): a NamedTuple's own __new__ and
         # __getnewargs__ are Python calls, one each per record an import worker sends
         return tuple.__new__, (Prepared, tuple(self))
 
